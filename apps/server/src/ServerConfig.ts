@@ -1,0 +1,15 @@
+/**
+ * The server's settings, read from the environment once at start-up (extensions.md, "Running it").
+ */
+import { Config } from "effect"
+
+export const ServerConfig = Config.all({
+  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: Config.Port("PORT").pipe(Config.withDefault(8787)),
+  dataDir: Config.String("GATEWAY_DATA_DIR").pipe(Config.withDefault("./.switchyard")),
+  adminKey: Config.Redacted("GATEWAY_ADMIN_KEY").pipe(Config.option),
+  maxBodyBytes: Config.Int("GATEWAY_MAX_BODY").pipe(Config.withDefault(10 * 1024 * 1024)),
+  shutdownGraceSeconds: Config.Int("GATEWAY_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(30))
+})
+
+export type ServerConfig = Config.Success<typeof ServerConfig>

@@ -1,0 +1,3 @@
+export * as Routes from "./Routes.ts"
+export * as Server from "./Server.ts"
+export * as ServerConfig from "./ServerConfig.ts"

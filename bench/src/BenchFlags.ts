@@ -1,0 +1,64 @@
+import { parseArgs } from "node:util"
+
+export interface BenchFlags {
+  readonly durationSeconds: number
+  readonly warmupSeconds: number
+  readonly connections: ReadonlyArray<number>
+  readonly streamChunkDelayMs: number
+  readonly portkey: boolean
+  /** Node binary for Portkey; undefined = Node 20.20.2 from npm, cached beside it. */
+  readonly portkeyNode: string | undefined
+  readonly gatewayStandIn: boolean
+  readonly help: boolean
+}
+
+export const usage = `node bench/src/main.ts [flags]
+
+  --duration <s>            measured seconds per run (default 10)
+  --warmup <s>              discarded warm-up seconds before each run (default 2)
+  --quick                   3 s runs with 1 s warm-up
+  --connections <list>      concurrent connections, comma-separated (default 50,1)
+  --stream-chunk-delay <ms> gap between the fake's chunks in the streaming check (default 100)
+  --portkey                 also measure @portkey-ai/gateway (installed under ~/.cache/switchyard-bench)
+  --portkey-node <path>     run Portkey on this Node binary instead of the cached Node 20.20.2
+  --gateway-stand-in        measure a second bare proxy in the gateway's place (to check the harness)
+  --help`
+
+export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      quick: { type: "boolean", default: false },
+      connections: { type: "string", default: "50,1" },
+      "stream-chunk-delay": { type: "string", default: "100" },
+      portkey: { type: "boolean", default: false },
+      "portkey-node": { type: "string" },
+      "gateway-stand-in": { type: "boolean", default: false },
+      help: { type: "boolean", default: false }
+    }
+  })
+  return {
+    durationSeconds: positive("--duration", values.duration ?? (values.quick ? "3" : "10")),
+    warmupSeconds: nonNegative("--warmup", values.warmup ?? (values.quick ? "1" : "2")),
+    connections: values.connections.split(",").map((count) => positive("--connections", count)),
+    streamChunkDelayMs: nonNegative("--stream-chunk-delay", values["stream-chunk-delay"]),
+    portkey: values.portkey,
+    portkeyNode: values["portkey-node"],
+    gatewayStandIn: values["gateway-stand-in"],
+    help: values.help
+  }
+}
+
+const nonNegative = (flag: string, text: string): number => {
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${flag} takes a whole number, got "${text}"`)
+  return value
+}
+
+const positive = (flag: string, text: string): number => {
+  const value = nonNegative(flag, text)
+  if (value === 0) throw new Error(`${flag} must be above 0`)
+  return value
+}

@@ -1,0 +1,13 @@
+/** A typical small chat request, the same for every target. */
+export const chatRequest = {
+  model: "gpt-4o-mini",
+  temperature: 0.2,
+  messages: [
+    { role: "system", content: "You are a concise assistant for an online bookshop." },
+    { role: "user", content: "Do you have the second volume of the Three-Body trilogy in paperback?" },
+    { role: "assistant", content: "Yes, The Dark Forest is in stock in paperback." },
+    { role: "user", content: "Great, how long does delivery to Lyon take?" }
+  ]
+}
+
+export const chatPath = "/v1/chat/completions"

@@ -1,0 +1,146 @@
+/**
+ * `node bench/src/main.ts [--quick] [--portkey] …` (see BenchFlags.ts): the gateway against a bare Node
+ * proxy, both in front of the fake OpenAI upstream, every server a child process on 127.0.0.1.
+ */
+import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
+import { availableParallelism, cpus } from "node:os"
+import { join } from "node:path"
+import { parseBenchFlags, usage } from "./BenchFlags.ts"
+import { chatRequest } from "./ChatRequestBody.ts"
+import { ChildProcessGroup } from "./ChildProcessGroup.ts"
+import { type LoadResult, runLoad, type Target } from "./LoadRun.ts"
+import { installPortkey, startPortkey } from "./PortkeyGateway.ts"
+import { compareWithBaseline, comparisonTable, loadTable, streamingTable, writeResultsFile } from "./ResultsReport.ts"
+import {
+  gatewayEntry,
+  gatewayExists,
+  repoRoot,
+  startBareProxy,
+  startFakeUpstream,
+  startGateway
+} from "./ServerProcesses.ts"
+import { checkStreaming, describeError, type StreamingResult } from "./StreamingCheck.ts"
+import { bareProxyTarget, gatewayTarget, portkeyTarget } from "./Targets.ts"
+
+const flags = parseBenchFlags(process.argv.slice(2))
+if (flags.help) {
+  console.log(usage)
+  process.exit(0)
+}
+
+const baseline = "bare node proxy"
+const group = new ChildProcessGroup()
+group.stopOnExit()
+const skipped: Array<string> = []
+const note = (message: string) => {
+  skipped.push(message)
+  console.log(`! ${message}`)
+}
+
+/** Each target is started twice over: against the fast fake (load) and against a slow one (streaming). */
+interface Contender {
+  readonly load: Target
+  readonly streaming: (slowBaseUrl: string) => Promise<Target>
+}
+
+const slowFake = await FakeOpenAI.start({ record: false })
+slowFake.setDefault(Behaviour.slowStream(flags.streamChunkDelayMs))
+
+try {
+  const upstream = await startFakeUpstream(group)
+  const upstreamBaseUrl = `${upstream.origin}/v1`
+  const contenders: Array<Contender> = []
+
+  const bare = await startBareProxy(group, baseline, upstream.origin)
+  contenders.push({
+    load: bareProxyTarget(baseline, bare),
+    streaming: async () =>
+      bareProxyTarget(baseline, await startBareProxy(group, "streaming proxy", slowFake.baseUrl.replace(/\/v1$/, "")))
+  })
+
+  if (flags.gatewayStandIn) {
+    const name = "gateway stand-in (bare proxy)"
+    const standIn = await startBareProxy(group, name, upstream.origin)
+    contenders.push({
+      load: bareProxyTarget(name, standIn),
+      streaming: async () =>
+        bareProxyTarget(name, await startBareProxy(group, name, slowFake.baseUrl.replace(/\/v1$/, "")))
+    })
+  } else if (gatewayExists()) {
+    const gateway = await startGateway(group)
+    contenders.push({
+      load: gatewayTarget(gateway, upstreamBaseUrl),
+      streaming: async (slowBaseUrl) => gatewayTarget(gateway, slowBaseUrl)
+    })
+  } else {
+    note(`gateway skipped: ${gatewayEntry} does not exist yet`)
+  }
+
+  if (flags.portkey) {
+    try {
+      console.log("installing Portkey (cached after the first run)…")
+      await installPortkey()
+      const portkey = await startPortkey(group, flags.portkeyNode)
+      contenders.push({
+        load: portkeyTarget(portkey, upstreamBaseUrl),
+        streaming: async (slowBaseUrl) => portkeyTarget(portkey, slowBaseUrl)
+      })
+    } catch (error) {
+      note(`portkey skipped: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  const body = JSON.stringify(chatRequest)
+  const load: Array<LoadResult> = []
+  for (const connections of flags.connections) {
+    for (const contender of contenders) {
+      console.log(
+        `${contender.load.name}: ${connections} connections, ${flags.warmupSeconds}s warm-up + ${flags.durationSeconds}s`
+      )
+      load.push(
+        await runLoad(contender.load, {
+          body,
+          connections,
+          durationSeconds: flags.durationSeconds,
+          warmupSeconds: flags.warmupSeconds
+        })
+      )
+    }
+  }
+
+  const streaming: Array<StreamingResult> = []
+  for (const contender of contenders) {
+    try {
+      const target = await contender.streaming(slowFake.baseUrl)
+      const timeoutMs = 30_000 + 50 * flags.streamChunkDelayMs
+      streaming.push(await checkStreaming(target, { ...chatRequest, stream: true }, timeoutMs))
+    } catch (error) {
+      note(`streaming check of ${contender.load.name} failed: ${describeError(error)}`)
+    }
+  }
+
+  const comparisons = compareWithBaseline(load, baseline)
+  console.log(
+    `\nLoad (${flags.durationSeconds}s per run after ${flags.warmupSeconds}s warm-up, ${availableParallelism()} CPUs)\n`
+  )
+  console.log(loadTable(load))
+  if (comparisons.length > 0) console.log(`\n${comparisonTable(comparisons, baseline)}`)
+  console.log(`\nStreaming (upstream writes an SSE event every ${flags.streamChunkDelayMs} ms)\n`)
+  console.log(streamingTable(streaming))
+  for (const message of skipped) console.log(`\n! ${message}`)
+
+  const file = writeResultsFile(join(repoRoot, "bench/results"), {
+    startedAt: new Date().toISOString(),
+    machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? "unknown", node: process.version },
+    flags,
+    request: chatRequest,
+    load,
+    comparisons,
+    streaming,
+    skipped
+  })
+  console.log(`\nresults: ${file}`)
+} finally {
+  await slowFake.close()
+  await group.stopAll()
+}

@@ -1,0 +1,2 @@
+export * as AdminKeyBootstrap from "./AdminKeyBootstrap.ts"
+export * as Authenticator from "./Authenticator.ts"

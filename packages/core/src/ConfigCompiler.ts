@@ -1,0 +1,116 @@
+/**
+ * Turns a config tree into one Dispatch, and keeps what it built: a config is compiled once per
+ * distinct content, not per request.
+ */
+import { Context, Effect, Layer } from "effect"
+import { type ConfigNode, inherit } from "./ConfigNode.ts"
+import { compose, type Dispatch } from "./Dispatch.ts"
+import { InvalidRequest } from "./GatewayError.ts"
+import { withBody } from "./GatewayRequest.ts"
+import { withHeaders } from "./GatewayResponse.ts"
+import { LeastRecentlyUsed } from "./internal/LeastRecentlyUsed.ts"
+import { dispatchFor, type ProviderRegistry } from "./ProviderRegistry.ts"
+import type { ProviderTarget } from "./ProviderTarget.ts"
+import { type CompiledTarget, Strategies } from "./Strategy.ts"
+import { TargetMiddleware } from "./TargetMiddleware.ts"
+
+/** Response header naming the provider that answered. */
+export const PROVIDER_HEADER = "x-gateway-provider"
+/** Response header naming the path of the target that answered. */
+export const OPTION_INDEX_HEADER = "x-gateway-last-used-option-index"
+
+/** Compiles a tree; `path` is the root's name in messages and headers. */
+export const compile = (
+  root: ConfigNode,
+  path = "config"
+): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> => compileNode(undefined, root, path)
+
+const compileNode = (
+  parent: ConfigNode | undefined,
+  own: ConfigNode,
+  path: string
+): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> => {
+  const node = inherit(parent, own)
+  if (own.strategy === undefined && own.targets === undefined) return compileLeaf(node, path)
+  const strategy = own.strategy ?? { mode: "single" as const }
+  const targets = own.targets ?? []
+  return Effect.gen(function*() {
+    const compiled: Array<CompiledTarget> = []
+    for (const [index, child] of targets.entries()) {
+      const childPath = `${path}.targets[${index}]`
+      compiled.push({ path: childPath, node: child, dispatch: yield* compileNode(node, child, childPath) })
+    }
+    const strategies = yield* Strategies
+    const combine = strategies[strategy.mode]
+    if (combine === undefined) {
+      return yield* new InvalidRequest({
+        message: `${path}.strategy.mode: "${strategy.mode}" is not available in this gateway`,
+        param: `${path}.strategy.mode`
+      })
+    }
+    return yield* combine(strategy, compiled, path)
+  })
+}
+
+const compileLeaf = (node: ConfigNode, path: string): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> => {
+  const provider = node.provider
+  if (provider === undefined) {
+    return Effect.fail(
+      new InvalidRequest({
+        message: `${path}: names no provider (set provider, or strategy with targets)`,
+        param: `${path}.provider`
+      })
+    )
+  }
+  const target: ProviderTarget = { ...node, provider }
+  return Effect.gen(function*() {
+    const upstream = yield* dispatchFor(target)
+    const factories = yield* TargetMiddleware
+    const middleware = []
+    for (const factory of factories) middleware.push(yield* factory(target, path))
+    return labelled(overridden(compose(upstream, ...middleware), target), provider, path)
+  })
+}
+
+/** Applies `override_params` to the provider-bound body. */
+const overridden = (dispatch: Dispatch, target: ProviderTarget): Dispatch => {
+  const overrides = target.override_params
+  if (overrides === undefined || Object.keys(overrides).length === 0) return dispatch
+  return (request) => dispatch(withBody(request, { ...request.body, ...overrides }))
+}
+
+/** Adds the headers that say which provider and which target answered. */
+const labelled = (dispatch: Dispatch, provider: string, path: string): Dispatch => {
+  const headers = { [PROVIDER_HEADER]: provider, [OPTION_INDEX_HEADER]: path }
+  return (request) => Effect.map(dispatch(request), (response) => withHeaders(response, headers))
+}
+
+/** Compiled configs by content key; bounded, since keys come from callers. */
+export class ConfigCompiler extends Context.Service<ConfigCompiler, {
+  /**
+   * The Dispatch for the config `load` yields; `key` must identify the config's content (its
+   * JSON text, or a stored id with its version). A config that fails to compile is not kept.
+   */
+  readonly dispatch: (key: string, load: Effect.Effect<ConfigNode, InvalidRequest>) => Effect.Effect<Dispatch, InvalidRequest>
+}>()("@switchyard/core/ConfigCompiler") {
+  static readonly layer = (options?: { readonly capacity?: number }) =>
+    Layer.effect(
+      ConfigCompiler,
+      Effect.gen(function*() {
+        const context = yield* Effect.context<ProviderRegistry>()
+        const compiled = new LeastRecentlyUsed<string, Dispatch>(options?.capacity ?? 1024)
+        return ConfigCompiler.of({
+          dispatch: (key, load) => {
+            const hit = compiled.get(key)
+            if (hit !== undefined) return Effect.succeed(hit)
+            // two concurrent misses may both compile: compiling is pure, and the later one wins
+            return load.pipe(
+              Effect.flatMap((node) => compile(node)),
+              Effect.tap((dispatch) => Effect.sync(() => compiled.set(key, dispatch))),
+              Effect.provideContext(context)
+            )
+          }
+        })
+      })
+    )
+}

@@ -1,0 +1,152 @@
+/**
+ * The gateway's errors: tagged values, each mapped to exactly one HTTP status and one JSON body
+ * by {@link toHttp}. No other module decides a status code.
+ */
+import { Data } from "effect"
+
+/** The JSON error envelope every error answers with. */
+export interface ErrorBody {
+  readonly error: {
+    readonly message: string
+    readonly type: string
+    readonly param: string | null
+    readonly code: string | null
+  }
+  readonly [extra: string]: unknown
+}
+
+/** 400: the caller's input broke a rule; `param` is the path of the offending field. */
+export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
+  readonly message: string
+  readonly param: string | null
+}> {}
+
+/** 401: no credentials, or credentials the gateway does not accept. */
+export class Unauthorized extends Data.TaggedError("Unauthorized")<{ readonly message: string }> {}
+
+/** 403: a valid principal without the scope the route needs. */
+export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly message: string }> {}
+
+/** 404: no such route, or no such object in the caller's workspace. */
+export class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
+
+/** 408: the upstream did not answer within the request timeout. */
+export class UpstreamTimeout extends Data.TaggedError("UpstreamTimeout")<{
+  readonly provider: string
+  readonly timeoutMs: number
+}> {}
+
+/** 413: the request body is larger than the configured limit. */
+export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limitBytes: number }> {}
+
+/**
+ * The provider answered with a non-2xx status. Passed through with that status; `body` is the
+ * provider's own JSON error when it is OpenAI-shaped, otherwise it is wrapped in the envelope.
+ */
+export class UpstreamStatus extends Data.TaggedError("UpstreamStatus")<{
+  readonly provider: string
+  readonly status: number
+  readonly body: unknown
+  readonly headers: Readonly<Record<string, string>>
+}> {}
+
+/** 502: the provider could not be reached, or its answer could not be read. */
+export class UpstreamUnreachable extends Data.TaggedError("UpstreamUnreachable")<{
+  readonly provider: string
+  readonly message: string
+}> {}
+
+/** 500: a fault of the gateway itself. The message is logged, never shown in detail. */
+export class InternalError extends Data.TaggedError("InternalError")<{ readonly message: string }> {}
+
+export type GatewayError =
+  | InvalidRequest
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | UpstreamTimeout
+  | PayloadTooLarge
+  | UpstreamStatus
+  | UpstreamUnreachable
+  | InternalError
+
+/** What an error answers over HTTP. */
+export interface HttpFailure {
+  readonly status: number
+  readonly body: ErrorBody
+}
+
+const envelope = (message: string, type: string, param: string | null = null, code: string | null = null): ErrorBody => ({
+  error: { message, type, param, code }
+})
+
+/** The one mapping from a gateway error to an HTTP status and body. */
+export const toHttp = (error: GatewayError): HttpFailure => {
+  switch (error._tag) {
+    case "InvalidRequest":
+      return { status: 400, body: envelope(error.message, "invalid_request_error", error.param, "invalid_request") }
+    case "Unauthorized":
+      return { status: 401, body: envelope(error.message, "authentication_error", null, "invalid_api_key") }
+    case "Forbidden":
+      return { status: 403, body: envelope(error.message, "permission_error", null, "insufficient_scope") }
+    case "NotFound":
+      return { status: 404, body: envelope(error.message, "not_found_error", null, "not_found") }
+    case "UpstreamTimeout":
+      return {
+        status: 408,
+        body: envelope(
+          `${error.provider}: no answer within ${error.timeoutMs} ms`,
+          "timeout_error",
+          null,
+          "request_timeout"
+        )
+      }
+    case "PayloadTooLarge":
+      return {
+        status: 413,
+        body: envelope(
+          `request body is larger than the limit of ${error.limitBytes} bytes`,
+          "invalid_request_error",
+          null,
+          "payload_too_large"
+        )
+      }
+    case "UpstreamStatus":
+      return { status: error.status, body: upstreamBody(error) }
+    case "UpstreamUnreachable":
+      return { status: 502, body: envelope(`${error.provider}: ${error.message}`, "upstream_error", null, "bad_gateway") }
+    case "InternalError":
+      return { status: 500, body: envelope("internal error", "server_error", null, "internal_error") }
+  }
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Keeps an OpenAI-shaped provider error as it is; wraps any other shape in the envelope. */
+const upstreamBody = (error: UpstreamStatus): ErrorBody => {
+  const body = error.body
+  const inner = isRecord(body) ? body.error : undefined
+  if (isRecord(body) && isRecord(inner) && typeof inner.message === "string") {
+    const message = inner.message
+    return {
+      ...body,
+      error: {
+        ...inner,
+        message,
+        type: typeof inner.type === "string" ? inner.type : "upstream_error",
+        param: typeof inner.param === "string" ? inner.param : null,
+        code: stringOrNull(inner.code)
+      }
+    }
+  }
+  const message = typeof body === "string" && body.length > 0
+    ? body
+    : isRecord(body) && typeof body.message === "string"
+    ? body.message
+    : `${error.provider} answered ${error.status}`
+  return envelope(message, "upstream_error", null, String(error.status))
+}
+
+const stringOrNull = (u: unknown): string | null =>
+  typeof u === "number" || typeof u === "string" ? String(u) : null

@@ -1,0 +1,47 @@
+/**
+ * The provider adapters the gateway knows, by short name. An adapter turns a target into the
+ * Dispatch that really calls that provider; the app chooses which adapters to register.
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import type { Dispatch } from "./Dispatch.ts"
+import { InvalidRequest } from "./GatewayError.ts"
+import type { ProviderTarget } from "./ProviderTarget.ts"
+
+export interface ProviderAdapter {
+  /** Short provider names this adapter serves (`openai`, `groq`, …). */
+  readonly names: ReadonlyArray<string>
+  /** Checks a target's credentials once, at compile time, and builds its Dispatch. */
+  readonly make: (target: ProviderTarget) => Effect.Effect<Dispatch, InvalidRequest>
+}
+
+export class ProviderRegistry extends Context.Service<ProviderRegistry, {
+  readonly find: (name: string) => Option.Option<ProviderAdapter>
+  readonly names: ReadonlyArray<string>
+}>()("@switchyard/core/ProviderRegistry") {
+  /** A registry over the given adapters; a later adapter wins a name clash. */
+  static readonly fromAdapters = (adapters: ReadonlyArray<ProviderAdapter>) => {
+    const byName = new Map<string, ProviderAdapter>()
+    for (const adapter of adapters) for (const name of adapter.names) byName.set(name, adapter)
+    return ProviderRegistry.of({
+      find: (name) => Option.fromUndefinedOr(byName.get(name)),
+      names: [...byName.keys()].sort()
+    })
+  }
+
+  static readonly layer = (adapters: ReadonlyArray<ProviderAdapter>) =>
+    Layer.succeed(ProviderRegistry, ProviderRegistry.fromAdapters(adapters))
+}
+
+/** Builds the Dispatch of a target with the adapter registered for its provider. */
+export const dispatchFor = (target: ProviderTarget): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> =>
+  ProviderRegistry.use((registry) =>
+    Option.match(registry.find(target.provider), {
+      onNone: () =>
+        Effect.fail(
+          new InvalidRequest({
+            message: `provider: unknown provider "${target.provider}"; known providers: ${registry.names.join(", ")}`,
+            param: "provider"
+          })
+        ),
+      onSome: (adapter) => adapter.make(target)
+    }))

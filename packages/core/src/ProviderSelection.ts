@@ -1,0 +1,155 @@
+/**
+ * Which provider a request goes to, read from its headers in the order extensions.md gives:
+ * `x-gateway-config`, then `x-gateway-provider`, then the stored forms (virtual key, `@slug`
+ * model) that the auth package adds. The answer is a config tree plus a key naming its content,
+ * so the compiler builds each distinct selection once.
+ */
+import { GatewayConfig, InvalidInput } from "@switchyard/protocol"
+import { Context, Effect, Option, Result } from "effect"
+import type { ConfigNode } from "./ConfigNode.ts"
+import { type GatewayError, InvalidRequest } from "./GatewayError.ts"
+import { Headers } from "./RequestContext.ts"
+
+export interface SelectionInput {
+  /** Incoming headers, lower-case names. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The body's `model`, when it has one. */
+  readonly model: string | undefined
+}
+
+export interface Selection {
+  /** Identifies the config's content: equal keys must mean equal configs. */
+  readonly key: string
+  readonly config: Effect.Effect<ConfigNode, InvalidRequest>
+}
+
+/** One way of naming a provider; `None` passes the request on to the next selector. */
+export interface Selector {
+  readonly name: string
+  readonly select: (input: SelectionInput) => Effect.Effect<Option.Option<Selection>, GatewayError>
+}
+
+const decodeConfig = InvalidInput.decodeInputResult(GatewayConfig.GatewayConfig, { root: "config" })
+
+/** `x-gateway-config` holding a config object as JSON. */
+export const configHeader: Selector = {
+  name: Headers.config,
+  select: ({ headers }) => {
+    const raw = headers[Headers.config]
+    if (raw === undefined || !raw.trimStart().startsWith("{")) return Effect.succeed(Option.none())
+    return Effect.succeed(Option.some({
+      key: `config:${raw}`,
+      config: Effect.suspend(() => {
+        let parsed: unknown
+        try {
+          parsed = JSON.parse(raw)
+        } catch {
+          return Effect.fail(
+            new InvalidRequest({ message: `${Headers.config}: is not valid JSON`, param: Headers.config })
+          )
+        }
+        const decoded = decodeConfig(parsed)
+        return Result.isSuccess(decoded)
+          ? Effect.succeed(decoded.success)
+          : Effect.fail(new InvalidRequest({ message: decoded.failure.message, param: decoded.failure.param }))
+      })
+    }))
+  }
+}
+
+/** `x-gateway-provider` with a short provider name, `Authorization` and `x-gateway-custom-host`. */
+export const providerHeader: Selector = {
+  name: Headers.provider,
+  select: ({ headers }) => {
+    const provider = headers[Headers.provider]
+    if (provider === undefined || provider === "" || provider.startsWith("@")) return Effect.succeed(Option.none())
+    const apiKey = bearerToken(headers.authorization)
+    const customHost = headers[Headers.customHost]
+    const node: ConfigNode = {
+      provider,
+      ...(apiKey === undefined ? {} : { api_key: apiKey }),
+      ...(customHost === undefined ? {} : { custom_host: customHost })
+    }
+    return Effect.succeed(Option.some({
+      key: `provider:${provider}\n${apiKey ?? ""}\n${customHost ?? ""}`,
+      config: Effect.succeed(node)
+    }))
+  }
+}
+
+const bearerToken = (authorization: string | undefined): string | undefined => {
+  if (authorization === undefined) return undefined
+  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim())
+  return match?.[1]
+}
+
+/** The selectors in order of precedence; the auth package provides a longer list. */
+export const Selectors = Context.Reference<ReadonlyArray<Selector>>("@switchyard/core/Selectors", {
+  defaultValue: () => [configHeader, providerHeader]
+})
+
+/**
+ * The first selection any selector makes, with the request-level settings headers
+ * (`x-gateway-forward-headers`, `x-gateway-request-timeout`, `x-gateway-strict-vendor-compliance`)
+ * laid over its root. No selection is a 400 naming what was missing.
+ */
+export const select = (input: SelectionInput): Effect.Effect<Selection, GatewayError> =>
+  Effect.gen(function*() {
+    const selectors = yield* Selectors
+    for (const selector of selectors) {
+      const found = yield* selector.select(input)
+      if (Option.isSome(found)) return withRequestSettings(found.value, input.headers)
+    }
+    return yield* new InvalidRequest({
+      message: `no provider selected: send ${Headers.config}, ${Headers.provider} (with Authorization), ` +
+        `${Headers.virtualKey}, or a model written as @slug/model`,
+      param: Headers.provider
+    })
+  })
+
+const withRequestSettings = (selection: Selection, headers: Readonly<Record<string, string>>): Selection => {
+  const forward = headers[Headers.forwardHeaders]
+  const timeout = headers[Headers.requestTimeout]
+  const strict = headers[Headers.strictVendorCompliance]
+  if (forward === undefined && timeout === undefined && strict === undefined) return selection
+  return {
+    key: `${selection.key}\nsettings:${forward ?? ""}\n${timeout ?? ""}\n${strict ?? ""}`,
+    config: Effect.flatMap(requestSettings(forward, timeout, strict), (settings) =>
+      Effect.map(selection.config, (config) => ({ ...config, ...settings })))
+  }
+}
+
+const requestSettings = (
+  forward: string | undefined,
+  timeout: string | undefined,
+  strict: string | undefined
+): Effect.Effect<Partial<ConfigNode>, InvalidRequest> => {
+  const settings: { forward_headers?: Array<string>; request_timeout?: number; strict_vendor_compliance?: boolean } = {}
+  if (forward !== undefined) {
+    settings.forward_headers = forward.split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== "")
+  }
+  if (timeout !== undefined) {
+    const ms = Number(timeout)
+    if (!Number.isInteger(ms) || ms < 1) {
+      return Effect.fail(
+        new InvalidRequest({
+          message: `${Headers.requestTimeout}: must be a whole number of milliseconds >= 1 (got "${timeout}")`,
+          param: Headers.requestTimeout
+        })
+      )
+    }
+    settings.request_timeout = ms
+  }
+  if (strict !== undefined) {
+    if (strict !== "true" && strict !== "false") {
+      return Effect.fail(
+        new InvalidRequest({
+          message: `${Headers.strictVendorCompliance}: must be "true" or "false" (got "${strict}")`,
+          param: Headers.strictVendorCompliance
+        })
+      )
+    }
+    settings.strict_vendor_compliance = strict === "true"
+  }
+  return Effect.succeed(settings)
+}

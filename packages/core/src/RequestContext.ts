@@ -1,0 +1,108 @@
+/**
+ * Per-request facts every middleware may read: tracing ids, caller metadata and the principal.
+ */
+import { Effect } from "effect"
+import { InvalidRequest } from "./GatewayError.ts"
+import type { Principal } from "./Principal.ts"
+
+export interface RequestContext {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId: string | undefined
+  readonly spanName: string | undefined
+  /** `x-gateway-metadata`: string values, at most 16 keys; `_user` names the end user. */
+  readonly metadata: Readonly<Record<string, string>>
+  readonly principal: Principal
+  /** Incoming request headers, lower-case names, for `forward_headers`. */
+  readonly headers: Readonly<Record<string, string>>
+  /** Epoch milliseconds at which the gateway received the request. */
+  readonly receivedAt: number
+}
+
+/** Header names the gateway reads; kept together so a reader sees the whole surface. */
+export const Headers = {
+  traceId: "x-gateway-trace-id",
+  spanId: "x-gateway-span-id",
+  parentSpanId: "x-gateway-parent-span-id",
+  spanName: "x-gateway-span-name",
+  metadata: "x-gateway-metadata",
+  config: "x-gateway-config",
+  provider: "x-gateway-provider",
+  virtualKey: "x-gateway-virtual-key",
+  customHost: "x-gateway-custom-host",
+  apiKey: "x-gateway-api-key",
+  forwardHeaders: "x-gateway-forward-headers",
+  requestTimeout: "x-gateway-request-timeout",
+  strictVendorCompliance: "x-gateway-strict-vendor-compliance"
+} as const
+
+const MAX_METADATA_KEYS = 16
+const MAX_METADATA_KEY_LENGTH = 64
+const MAX_METADATA_VALUE_LENGTH = 512
+const EMPTY: Readonly<Record<string, string>> = Object.freeze({})
+
+const invalidMetadata = (rule: string) =>
+  new InvalidRequest({ message: `${Headers.metadata}: ${rule}`, param: Headers.metadata })
+
+/** Parses and checks `x-gateway-metadata`: a JSON object of at most 16 string values. */
+export const parseMetadata = (raw: string | undefined): Effect.Effect<Readonly<Record<string, string>>, InvalidRequest> => {
+  if (raw === undefined || raw === "") return Effect.succeed(EMPTY)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return Effect.fail(invalidMetadata("must be a JSON object"))
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return Effect.fail(invalidMetadata("must be a JSON object"))
+  }
+  const entries = Object.entries(parsed)
+  if (entries.length > MAX_METADATA_KEYS) {
+    return Effect.fail(invalidMetadata(`at most ${MAX_METADATA_KEYS} keys (got ${entries.length})`))
+  }
+  const metadata: Record<string, string> = {}
+  for (const [key, value] of entries) {
+    if (key.length > MAX_METADATA_KEY_LENGTH) {
+      return Effect.fail(invalidMetadata(`key "${key.slice(0, 20)}…" is longer than ${MAX_METADATA_KEY_LENGTH} characters`))
+    }
+    if (typeof value !== "string") {
+      return Effect.fail(invalidMetadata(`value of "${key}" must be a string`))
+    }
+    if (value.length > MAX_METADATA_VALUE_LENGTH) {
+      return Effect.fail(invalidMetadata(`value of "${key}" is longer than ${MAX_METADATA_VALUE_LENGTH} characters`))
+    }
+    metadata[key] = value
+  }
+  return Effect.succeed(metadata)
+}
+
+/** A 128-bit random id in hex, the shape W3C trace ids use. */
+export const generateTraceId = (): string => crypto.randomUUID().replaceAll("-", "")
+
+/** A 64-bit random id in hex, the shape W3C span ids use. */
+export const generateSpanId = (): string => crypto.randomUUID().replaceAll("-", "").slice(0, 16)
+
+/** The caller's trace id, or a new one: known before anything else can fail. */
+export const traceIdOf = (headers: Readonly<Record<string, string>>): string =>
+  nonEmpty(headers[Headers.traceId]) ?? generateTraceId()
+
+/** Builds the context of one request from its headers and the authenticated principal. */
+export const make = (options: {
+  readonly traceId: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly principal: Principal
+  readonly receivedAt: number
+}): Effect.Effect<RequestContext, InvalidRequest> =>
+  Effect.map(parseMetadata(options.headers[Headers.metadata]), (metadata) => ({
+    traceId: options.traceId,
+    spanId: nonEmpty(options.headers[Headers.spanId]) ?? generateSpanId(),
+    parentSpanId: nonEmpty(options.headers[Headers.parentSpanId]),
+    spanName: nonEmpty(options.headers[Headers.spanName]),
+    metadata,
+    principal: options.principal,
+    headers: options.headers,
+    receivedAt: options.receivedAt
+  }))
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.length === 0 ? undefined : value

@@ -1,0 +1,34 @@
+/**
+ * A bounded map that forgets the entry used least recently. A Map keeps insertion order, so
+ * moving an entry to the end on every read makes the first key the eviction candidate.
+ */
+export class LeastRecentlyUsed<K, V> {
+  readonly #entries = new Map<K, V>()
+  readonly #capacity: number
+
+  constructor(capacity: number) {
+    this.#capacity = Math.max(1, capacity)
+  }
+
+  get size(): number {
+    return this.#entries.size
+  }
+
+  get(key: K): V | undefined {
+    const value = this.#entries.get(key)
+    if (value !== undefined) {
+      this.#entries.delete(key)
+      this.#entries.set(key, value)
+    }
+    return value
+  }
+
+  set(key: K, value: V): void {
+    this.#entries.delete(key)
+    this.#entries.set(key, value)
+    if (this.#entries.size > this.#capacity) {
+      const oldest = this.#entries.keys().next()
+      if (oldest.done !== true) this.#entries.delete(oldest.value)
+    }
+  }
+}

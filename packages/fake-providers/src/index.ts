@@ -1,0 +1,2 @@
+export * as Behaviour from "./Behaviour.ts"
+export * as FakeOpenAI from "./FakeOpenAI.ts"

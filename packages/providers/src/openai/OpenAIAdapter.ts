@@ -1,0 +1,120 @@
+/**
+ * The OpenAI-format family: the vendor itself, any `custom_host`, and every provider of
+ * {@link openAICompatibleProviders}. The body is already in the provider's format, so it is
+ * forwarded as it is and the answer's bytes are passed back untouched.
+ */
+import {
+  type Dispatch,
+  Endpoint,
+  GatewayError,
+  GatewayResponse,
+  type ProviderRegistry,
+  type ProviderTarget
+} from "@switchyard/core"
+import { Effect, Stream } from "effect"
+import type { HttpClient, HttpClientResponse } from "effect/http"
+import { ensureOk, parseJsonObject, readJson, readSseData, send } from "../UpstreamCall.ts"
+import { type OpenAICompatibleProvider, openAICompatibleProviders } from "./OpenAICompatibleProviders.ts"
+
+export const make = (client: HttpClient.HttpClient): ProviderRegistry.ProviderAdapter => ({
+  names: Object.keys(openAICompatibleProviders),
+  make: (target) => {
+    const provider = openAICompatibleProviders[target.provider]
+    if (provider === undefined) {
+      return Effect.fail(invalid(`provider: "${target.provider}" is not an OpenAI-format provider`, "provider"))
+    }
+    return Effect.map(baseUrlOf(target, provider), (baseUrl) => dispatch(client, target, provider, baseUrl))
+  }
+})
+
+const invalid = (message: string, param: string) => new GatewayError.InvalidRequest({ message, param })
+
+const baseUrlOf = (
+  target: ProviderTarget.ProviderTarget,
+  provider: OpenAICompatibleProvider
+): Effect.Effect<string, GatewayError.InvalidRequest> => {
+  if (target.custom_host === undefined) {
+    return provider.requiresApiKey && target.api_key === undefined
+      ? Effect.fail(invalid(`api_key: provider "${target.provider}" needs an api_key`, "api_key"))
+      : Effect.succeed(provider.baseUrl)
+  }
+  const url = URL.parse(target.custom_host)
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    return Effect.fail(invalid(`custom_host: must be an http or https URL (got "${target.custom_host}")`, "custom_host"))
+  }
+  return Effect.succeed(target.custom_host.replace(/\/+$/, ""))
+}
+
+/** Headers that depend only on the target: computed once per compiled target. */
+const staticHeaders = (target: ProviderTarget.ProviderTarget): Record<string, string> => {
+  const headers: Record<string, string> = { "content-type": "application/json" }
+  if (target.api_key !== undefined) headers.authorization = `Bearer ${target.api_key}`
+  if (target.vendor_organization !== undefined) headers["openai-organization"] = target.vendor_organization
+  if (target.vendor_project !== undefined) headers["openai-project"] = target.vendor_project
+  return headers
+}
+
+const dispatch = (
+  client: HttpClient.HttpClient,
+  target: ProviderTarget.ProviderTarget,
+  provider: OpenAICompatibleProvider,
+  baseUrl: string
+): Dispatch.Dispatch => {
+  const name = target.provider
+  const fixedHeaders = staticHeaders(target)
+  const forwarded = target.forward_headers?.map((header) => header.toLowerCase()) ?? []
+  const responseHeaders = {}
+  return (request) => {
+    if (!provider.endpoints.includes(request.endpoint)) {
+      return Effect.fail(
+        invalid(`provider "${name}" does not serve /v1${Endpoint.paths[request.endpoint]}`, "provider")
+      )
+    }
+    const headers = forwarded.length === 0 ? fixedHeaders : withForwarded(fixedHeaders, forwarded, request.context.headers)
+    const call = send(client, {
+      provider: name,
+      url: baseUrl + Endpoint.paths[request.endpoint],
+      headers: request.stream ? { ...headers, accept: "text/event-stream" } : headers,
+      body: JSON.stringify(request.body)
+    }).pipe(Effect.flatMap(ensureOk(name)))
+    return request.stream
+      ? Effect.flatMap(call, (response) =>
+        isEventStream(response)
+          ? Effect.succeed(GatewayResponse.stream(readChunks(name, response), { headers: responseHeaders }))
+          : Effect.fail(
+            new GatewayError.UpstreamUnreachable({
+              provider: name,
+              message: `answered a streamed request with ${response.headers["content-type"] ?? "no content type"}`
+            })
+          ))
+      : Effect.flatMap(call, (response) => readJson(name, response, responseHeaders))
+  }
+}
+
+const withForwarded = (
+  base: Readonly<Record<string, string>>,
+  names: ReadonlyArray<string>,
+  incoming: Readonly<Record<string, string>>
+): Record<string, string> => {
+  const headers = { ...base }
+  for (const header of names) {
+    const value = incoming[header]
+    if (value !== undefined) headers[header] = value
+  }
+  return headers
+}
+
+const readChunks = (provider: string, response: HttpClientResponse.HttpClientResponse) =>
+  readSseData(provider, response).pipe(
+    Stream.mapEffect((data) => {
+      const chunk = parseJsonObject(data)
+      return chunk === undefined
+        ? Effect.fail(
+          new GatewayError.UpstreamUnreachable({ provider, message: "the stream carried a chunk that is not a JSON object" })
+        )
+        : Effect.succeed(chunk)
+    })
+  )
+
+const isEventStream = (response: HttpClientResponse.HttpClientResponse) =>
+  response.headers["content-type"]?.startsWith("text/event-stream") === true
