@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
+import { chatBody, json, post, useGatewayAndFake, viaProviderHeader } from "./support/Fixtures.ts"
 import { ADMIN_KEY } from "./support/GatewayProcess.ts"
-import { chatBody, post, useGatewayAndFake, viaProviderHeader , json } from "./support/Fixtures.ts"
 
 const harness = useGatewayAndFake({ GATEWAY_MAX_BODY: String(64 * 1024) })
 
@@ -62,21 +62,41 @@ describe("bad input answers 400 naming the field and the rule", () => {
   it("a config with an unknown field deep in its tree", async () => {
     const config = {
       strategy: { mode: "fallback" },
-      targets: [{ strategy: { mode: "single" }, targets: [{ provider: "openai", api_key: "k", retry: { attempts: 1, bogus: 1 } }] }]
+      targets: [{
+        strategy: { mode: "single" },
+        targets: [{ provider: "openai", api_key: "k", retry: { attempts: 1, bogus: 1 } }]
+      }]
     }
-    const headers = { "content-type": "application/json", "x-gateway-api-key": ADMIN_KEY, "x-gateway-config": JSON.stringify(config) }
+    const headers = {
+      "content-type": "application/json",
+      "x-gateway-api-key": ADMIN_KEY,
+      "x-gateway-config": JSON.stringify(config)
+    }
     const response = await post(harness, "/v1/chat/completions", chatBody(), headers)
     await expectError(response, 400, "config.targets[0].targets[0].retry.bogus", /bogus|unknown|not allowed/i)
   })
 
   it("a config that meets no field combination", async () => {
-    const headers = { "content-type": "application/json", "x-gateway-api-key": ADMIN_KEY, "x-gateway-config": JSON.stringify({ name: "x" }) }
-    await expectError(await post(harness, "/v1/chat/completions", chatBody(), headers), 400, "config", /combination|at least one/i)
+    const headers = {
+      "content-type": "application/json",
+      "x-gateway-api-key": ADMIN_KEY,
+      "x-gateway-config": JSON.stringify({ name: "x" })
+    }
+    await expectError(
+      await post(harness, "/v1/chat/completions", chatBody(), headers),
+      400,
+      "config",
+      /combination|at least one/i
+    )
   })
 
   it("a conditional strategy without conditions", async () => {
     const config = { strategy: { mode: "conditional" }, targets: [{ provider: "openai", api_key: "k" }] }
-    const headers = { "content-type": "application/json", "x-gateway-api-key": ADMIN_KEY, "x-gateway-config": JSON.stringify(config) }
+    const headers = {
+      "content-type": "application/json",
+      "x-gateway-api-key": ADMIN_KEY,
+      "x-gateway-config": JSON.stringify(config)
+    }
     const response = await post(harness, "/v1/chat/completions", chatBody(), headers)
     expect(response.status).toBe(400)
     expect((await json(response)).error.message).toMatch(/conditions/)
@@ -84,22 +104,42 @@ describe("bad input answers 400 naming the field and the rule", () => {
 
   it("no provider at all", async () => {
     const headers = { "content-type": "application/json", "x-gateway-api-key": ADMIN_KEY }
-    await expectError(await post(harness, "/v1/chat/completions", chatBody(), headers), 400, "x-gateway-provider", /no provider/)
+    await expectError(
+      await post(harness, "/v1/chat/completions", chatBody(), headers),
+      400,
+      "x-gateway-provider",
+      /no provider/
+    )
   })
 
   it("an unknown provider name", async () => {
     const headers = { ...viaProviderHeader(harness.fake), "x-gateway-provider": "nonesuch" }
-    await expectError(await post(harness, "/v1/chat/completions", chatBody(), headers), 400, "provider", /unknown provider "nonesuch"/)
+    await expectError(
+      await post(harness, "/v1/chat/completions", chatBody(), headers),
+      400,
+      "provider",
+      /unknown provider "nonesuch"/
+    )
   })
 
   it("a custom host that is not a URL", async () => {
     const headers = { ...viaProviderHeader(harness.fake), "x-gateway-custom-host": "ftp://x" }
-    await expectError(await post(harness, "/v1/chat/completions", chatBody(), headers), 400, "custom_host", /http or https/)
+    await expectError(
+      await post(harness, "/v1/chat/completions", chatBody(), headers),
+      400,
+      "custom_host",
+      /http or https/
+    )
   })
 
   it("metadata that is not a JSON object of strings", async () => {
     const headers = { ...viaProviderHeader(harness.fake), "x-gateway-metadata": JSON.stringify({ plan: 3 }) }
-    await expectError(await post(harness, "/v1/chat/completions", chatBody(), headers), 400, "x-gateway-metadata", /string/)
+    await expectError(
+      await post(harness, "/v1/chat/completions", chatBody(), headers),
+      400,
+      "x-gateway-metadata",
+      /string/
+    )
   })
 
   it("metadata with more than 16 keys", async () => {
@@ -110,7 +150,12 @@ describe("bad input answers 400 naming the field and the rule", () => {
 
   it("a request timeout header that is not a number", async () => {
     const headers = { ...viaProviderHeader(harness.fake), "x-gateway-request-timeout": "soon" }
-    await expectError(await post(harness, "/v1/chat/completions", chatBody(), headers), 400, "x-gateway-request-timeout", /milliseconds/)
+    await expectError(
+      await post(harness, "/v1/chat/completions", chatBody(), headers),
+      400,
+      "x-gateway-request-timeout",
+      /milliseconds/
+    )
   })
 
   it("a body over the size limit answers 413", async () => {

@@ -1,7 +1,7 @@
 import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
+import { chatBody, json, post, sseData, useGatewayAndFake, viaProviderHeader } from "./support/Fixtures.ts"
 import { ADMIN_KEY } from "./support/GatewayProcess.ts"
-import { chatBody, post, sseData, useGatewayAndFake, viaProviderHeader , json } from "./support/Fixtures.ts"
 
 const harness = useGatewayAndFake()
 
@@ -34,7 +34,9 @@ describe("POST /v1/chat/completions", () => {
   })
 
   it("works through the official openai client with default headers", async () => {
-    const completion = await client().chat.completions.create(chatBody() as OpenAI.ChatCompletionCreateParamsNonStreaming)
+    const completion = await client().chat.completions.create(
+      chatBody() as OpenAI.ChatCompletionCreateParamsNonStreaming
+    )
     expect(completion.choices[0]?.message.content).toBe("echo: hello there")
     expect(completion.usage?.total_tokens).toBeGreaterThan(0)
   })

@@ -1,7 +1,7 @@
 import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
+import { json, post, sseData, useGatewayAndFake } from "./support/Fixtures.ts"
 import { ADMIN_KEY } from "./support/GatewayProcess.ts"
-import { post, sseData, useGatewayAndFake , json } from "./support/Fixtures.ts"
 
 const harness = useGatewayAndFake()
 

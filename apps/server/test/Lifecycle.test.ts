@@ -1,7 +1,7 @@
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { chatBody, json, sseData } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
-import { chatBody, sseData , json } from "./support/Fixtures.ts"
 
 let fake: FakeOpenAI.FakeOpenAI
 beforeAll(async () => {

@@ -1,13 +1,15 @@
 import { Behaviour } from "@switchyard/fake-providers"
 import { describe, expect, it } from "vitest"
+import { chatBody, json, post, sseData, useGatewayAndFake } from "./support/Fixtures.ts"
 import { ADMIN_KEY } from "./support/GatewayProcess.ts"
-import { chatBody, post, sseData, useGatewayAndFake , json } from "./support/Fixtures.ts"
 
 const harness = useGatewayAndFake()
 
 describe("upstream failures", () => {
   it("passes a provider's 429 through with its body and Retry-After", async () => {
-    const error = { error: { message: "Rate limit reached", type: "requests", param: null, code: "rate_limit_exceeded" } }
+    const error = {
+      error: { message: "Rate limit reached", type: "requests", param: null, code: "rate_limit_exceeded" }
+    }
     harness.fake.enqueue(Behaviour.json(429, error, { "retry-after": "7" }))
     const response = await post(harness, "/v1/chat/completions", chatBody())
     expect(response.status).toBe(429)
@@ -55,7 +57,11 @@ describe("upstream failures", () => {
   })
 
   it("passes an error status through for a streamed request", async () => {
-    harness.fake.enqueue(Behaviour.json(400, { error: { message: "bad model", type: "invalid_request_error", param: "model", code: null } }))
+    harness.fake.enqueue(
+      Behaviour.json(400, {
+        error: { message: "bad model", type: "invalid_request_error", param: "model", code: null }
+      })
+    )
     const response = await post(harness, "/v1/chat/completions", chatBody({ stream: true }))
     expect(response.status).toBe(400)
     expect((await json(response)).error.param).toBe("model")

@@ -7,7 +7,9 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 
 export class Authenticator extends Context.Service<Authenticator, {
-  readonly authenticate: (credential: string | undefined) => Effect.Effect<Principal.Principal, GatewayError.Unauthorized>
+  readonly authenticate: (
+    credential: string | undefined
+  ) => Effect.Effect<Principal.Principal, GatewayError.Unauthorized>
 }>()("@switchyard/auth/Authenticator") {}
 
 /** The workspace of the admin key and of everything created before workspaces are assigned. */

@@ -91,7 +91,10 @@ export class ConfigCompiler extends Context.Service<ConfigCompiler, {
    * The Dispatch for the config `load` yields; `key` must identify the config's content (its
    * JSON text, or a stored id with its version). A config that fails to compile is not kept.
    */
-  readonly dispatch: (key: string, load: Effect.Effect<ConfigNode, InvalidRequest>) => Effect.Effect<Dispatch, InvalidRequest>
+  readonly dispatch: (
+    key: string,
+    load: Effect.Effect<ConfigNode, InvalidRequest>
+  ) => Effect.Effect<Dispatch, InvalidRequest>
 }>()("@switchyard/core/ConfigCompiler") {
   static readonly layer = (options?: { readonly capacity?: number }) =>
     Layer.effect(

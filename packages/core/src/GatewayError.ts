@@ -76,7 +76,12 @@ export interface HttpFailure {
   readonly body: ErrorBody
 }
 
-const envelope = (message: string, type: string, param: string | null = null, code: string | null = null): ErrorBody => ({
+const envelope = (
+  message: string,
+  type: string,
+  param: string | null = null,
+  code: string | null = null
+): ErrorBody => ({
   error: { message, type, param, code }
 })
 
@@ -114,7 +119,10 @@ export const toHttp = (error: GatewayError): HttpFailure => {
     case "UpstreamStatus":
       return { status: error.status, body: upstreamBody(error) }
     case "UpstreamUnreachable":
-      return { status: 502, body: envelope(`${error.provider}: ${error.message}`, "upstream_error", null, "bad_gateway") }
+      return {
+        status: 502,
+        body: envelope(`${error.provider}: ${error.message}`, "upstream_error", null, "bad_gateway")
+      }
     case "InternalError":
       return { status: 500, body: envelope("internal error", "server_error", null, "internal_error") }
   }
@@ -148,5 +156,4 @@ const upstreamBody = (error: UpstreamStatus): ErrorBody => {
   return envelope(message, "upstream_error", null, String(error.status))
 }
 
-const stringOrNull = (u: unknown): string | null =>
-  typeof u === "number" || typeof u === "string" ? String(u) : null
+const stringOrNull = (u: unknown): string | null => typeof u === "number" || typeof u === "string" ? String(u) : null

@@ -33,7 +33,10 @@ export interface StreamResponse {
 export type GatewayResponse = JsonResponse | StreamResponse
 
 /** A JSON answer built from a value. */
-export const json = (body: unknown, options?: { readonly status?: number; readonly headers?: ResponseHeaders }): JsonResponse => ({
+export const json = (
+  body: unknown,
+  options?: { readonly status?: number; readonly headers?: ResponseHeaders }
+): JsonResponse => ({
   _tag: "Json",
   status: options?.status ?? 200,
   headers: options?.headers ?? {},

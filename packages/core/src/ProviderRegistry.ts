@@ -44,4 +44,5 @@ export const dispatchFor = (target: ProviderTarget): Effect.Effect<Dispatch, Inv
           })
         ),
       onSome: (adapter) => adapter.make(target)
-    }))
+    })
+  )

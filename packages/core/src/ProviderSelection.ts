@@ -114,8 +114,10 @@ const withRequestSettings = (selection: Selection, headers: Readonly<Record<stri
   if (forward === undefined && timeout === undefined && strict === undefined) return selection
   return {
     key: `${selection.key}\nsettings:${forward ?? ""}\n${timeout ?? ""}\n${strict ?? ""}`,
-    config: Effect.flatMap(requestSettings(forward, timeout, strict), (settings) =>
-      Effect.map(selection.config, (config) => ({ ...config, ...settings })))
+    config: Effect.flatMap(
+      requestSettings(forward, timeout, strict),
+      (settings) => Effect.map(selection.config, (config) => ({ ...config, ...settings }))
+    )
   }
 }
 

@@ -18,12 +18,14 @@ export interface ProviderTarget {
   readonly resource_name?: string | undefined
   readonly deployment_id?: string | undefined
   readonly api_version?: string | undefined
-  readonly deployments?: ReadonlyArray<{
-    readonly deployment_id: string
-    readonly alias: string
-    readonly api_version: string
-    readonly is_default?: boolean | undefined
-  }> | undefined
+  readonly deployments?:
+    | ReadonlyArray<{
+      readonly deployment_id: string
+      readonly alias: string
+      readonly api_version: string
+      readonly is_default?: boolean | undefined
+    }>
+    | undefined
   readonly cloud1_access_key_id?: string | undefined
   readonly cloud1_secret_access_key?: string | undefined
   readonly cloud1_region?: string | undefined

@@ -45,7 +45,9 @@ const invalidMetadata = (rule: string) =>
   new InvalidRequest({ message: `${Headers.metadata}: ${rule}`, param: Headers.metadata })
 
 /** Parses and checks `x-gateway-metadata`: a JSON object of at most 16 string values. */
-export const parseMetadata = (raw: string | undefined): Effect.Effect<Readonly<Record<string, string>>, InvalidRequest> => {
+export const parseMetadata = (
+  raw: string | undefined
+): Effect.Effect<Readonly<Record<string, string>>, InvalidRequest> => {
   if (raw === undefined || raw === "") return Effect.succeed(EMPTY)
   let parsed: unknown
   try {
@@ -63,7 +65,9 @@ export const parseMetadata = (raw: string | undefined): Effect.Effect<Readonly<R
   const metadata: Record<string, string> = {}
   for (const [key, value] of entries) {
     if (key.length > MAX_METADATA_KEY_LENGTH) {
-      return Effect.fail(invalidMetadata(`key "${key.slice(0, 20)}…" is longer than ${MAX_METADATA_KEY_LENGTH} characters`))
+      return Effect.fail(
+        invalidMetadata(`key "${key.slice(0, 20)}…" is longer than ${MAX_METADATA_KEY_LENGTH} characters`)
+      )
     }
     if (typeof value !== "string") {
       return Effect.fail(invalidMetadata(`value of "${key}" must be a string`))

@@ -28,7 +28,9 @@ export type StrategyTable = Readonly<Partial<Record<StrategyNode["mode"], Strate
 export const single: StrategyCompiler = (_strategy, targets, path) => {
   const first = targets[0]
   return first === undefined
-    ? Effect.fail(new InvalidRequest({ message: `${path}.targets: must have at least 1 target`, param: `${path}.targets` }))
+    ? Effect.fail(
+      new InvalidRequest({ message: `${path}.targets: must have at least 1 target`, param: `${path}.targets` })
+    )
     : Effect.succeed(first.dispatch)
 }
 

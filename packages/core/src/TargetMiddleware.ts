@@ -8,7 +8,10 @@ import type { Middleware } from "./Dispatch.ts"
 import type { InvalidRequest } from "./GatewayError.ts"
 import type { ProviderTarget } from "./ProviderTarget.ts"
 
-export type TargetMiddlewareFactory = (target: ProviderTarget, path: string) => Effect.Effect<Middleware, InvalidRequest>
+export type TargetMiddlewareFactory = (
+  target: ProviderTarget,
+  path: string
+) => Effect.Effect<Middleware, InvalidRequest>
 
 export const TargetMiddleware = Context.Reference<ReadonlyArray<TargetMiddlewareFactory>>(
   "@switchyard/core/TargetMiddleware",

@@ -1,18 +1,17 @@
 /**
- * Every adapter of this package in one registry, over the HttpClient the app provides (a pooled
- * keep-alive client in production).
+ * Every adapter of this package in one registry, over the pooled upstream client.
  */
 import { ProviderRegistry } from "@switchyard/core"
 import { Layer } from "effect"
-import { HttpClient } from "effect/http"
 import * as OpenAIAdapter from "./openai/OpenAIAdapter.ts"
+import { UpstreamClient } from "./UpstreamClient.ts"
 
-export const adapters = (client: HttpClient.HttpClient): ReadonlyArray<ProviderRegistry.ProviderAdapter> => [
+export const adapters = (client: UpstreamClient["Service"]): ReadonlyArray<ProviderRegistry.ProviderAdapter> => [
   OpenAIAdapter.make(client)
 ]
 
-/** The registry of every adapter, built once over the app's HttpClient. */
-export const layer: Layer.Layer<ProviderRegistry.ProviderRegistry, never, HttpClient.HttpClient> = Layer.effect(
+/** The registry of every adapter, built once over the upstream client. */
+export const layer: Layer.Layer<ProviderRegistry.ProviderRegistry, never, UpstreamClient> = Layer.effect(
   ProviderRegistry.ProviderRegistry,
-  HttpClient.HttpClient.useSync((client) => ProviderRegistry.ProviderRegistry.fromAdapters(adapters(client)))
+  UpstreamClient.useSync((client) => ProviderRegistry.ProviderRegistry.fromAdapters(adapters(client)))
 )

@@ -1,50 +1,20 @@
 /**
- * The shared half of every adapter: send one request to a provider over the pooled HttpClient,
- * and read its answer as a JSON body, a provider error, or a stream of SSE events.
+ * The shared half of every adapter: read a provider's answer as a JSON body, a provider error, or
+ * a stream of SSE `data:` payloads.
  */
 import { GatewayError, GatewayRequest, GatewayResponse } from "@switchyard/core"
 import { Effect, Stream } from "effect"
 import { Sse } from "effect/encoding"
-import { HttpBody, type HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
-
-export interface UpstreamRequest {
-  /** Short provider name, for errors and headers. */
-  readonly provider: string
-  readonly url: string
-  readonly headers: Readonly<Record<string, string>>
-  /** The serialised JSON body. */
-  readonly body: string
-}
-
-/** Sends the request; a transport failure is `UpstreamUnreachable`. */
-export const send = (
-  client: HttpClient.HttpClient,
-  request: UpstreamRequest
-): Effect.Effect<HttpClientResponse.HttpClientResponse, GatewayError.UpstreamUnreachable> =>
-  client.execute(
-    HttpClientRequest.post(request.url, {
-      headers: request.headers,
-      body: HttpBody.text(request.body, "application/json")
-    })
-  ).pipe(
-    Effect.mapError((error) =>
-      new GatewayError.UpstreamUnreachable({ provider: request.provider, message: describe(error.reason) })
-    )
-  )
-
-const describe = (reason: { readonly _tag: string; readonly description?: string | undefined; readonly cause?: unknown }) => {
-  const cause = reason.cause instanceof Error ? reason.cause.message : undefined
-  return reason.description ?? cause ?? reason._tag
-}
+import type { UpstreamResponse } from "./UpstreamClient.ts"
 
 /** Fails with `UpstreamStatus` (the provider's status, body and headers) unless the status is 2xx. */
 export const ensureOk = (provider: string) =>
 (
-  response: HttpClientResponse.HttpClientResponse
-): Effect.Effect<HttpClientResponse.HttpClientResponse, GatewayError.UpstreamStatus | GatewayError.UpstreamUnreachable> =>
+  response: UpstreamResponse
+): Effect.Effect<UpstreamResponse, GatewayError.UpstreamStatus | GatewayError.UpstreamUnreachable> =>
   response.status >= 200 && response.status < 300
     ? Effect.succeed(response)
-    : Effect.flatMap(readBytes(provider, response), (bytes) =>
+    : Effect.flatMap(response.bytes, (bytes) =>
       Effect.fail(
         new GatewayError.UpstreamStatus({
           provider,
@@ -54,25 +24,15 @@ export const ensureOk = (provider: string) =>
         })
       ))
 
-/** The whole body as bytes; a broken body is `UpstreamUnreachable`. */
-export const readBytes = (
-  provider: string,
-  response: HttpClientResponse.HttpClientResponse
-): Effect.Effect<Uint8Array, GatewayError.UpstreamUnreachable> =>
-  response.arrayBuffer.pipe(
-    Effect.map((buffer) => new Uint8Array(buffer)),
-    Effect.mapError(() =>
-      new GatewayError.UpstreamUnreachable({ provider, message: "the answer was cut before it was complete" })
-    )
-  )
-
 /** A 2xx JSON answer kept as the provider's bytes, parsed only if a middleware reads it. */
 export const readJson = (
-  provider: string,
-  response: HttpClientResponse.HttpClientResponse,
+  response: UpstreamResponse,
   headers: GatewayResponse.ResponseHeaders
 ): Effect.Effect<GatewayResponse.JsonResponse, GatewayError.UpstreamUnreachable> =>
-  Effect.map(readBytes(provider, response), (raw) => GatewayResponse.fromBytes(raw, { status: 200, headers }))
+  Effect.map(response.bytes, (raw) => GatewayResponse.fromBytes(raw, { status: 200, headers }))
+
+export const isEventStream = (response: UpstreamResponse): boolean =>
+  response.headers["content-type"]?.startsWith("text/event-stream") === true
 
 /**
  * The `data:` payloads of an SSE answer, up to the `[DONE]` sentinel. A stream that breaks before
@@ -80,7 +40,7 @@ export const readJson = (
  */
 export const readSseData = (
   provider: string,
-  response: HttpClientResponse.HttpClientResponse
+  response: UpstreamResponse
 ): Stream.Stream<string, GatewayError.UpstreamUnreachable> =>
   Stream.suspend(() => {
     let finished = false

@@ -9,9 +9,13 @@ import { Stream } from "effect"
 const encoder = new TextEncoder()
 const DONE = encoder.encode("data: [DONE]\n\n")
 
-export const encode = (chunks: Stream.Stream<GatewayRequest.JsonObject, GatewayError.GatewayError>): Stream.Stream<Uint8Array> =>
+export const encode = (
+  chunks: Stream.Stream<GatewayRequest.JsonObject, GatewayError.GatewayError>
+): Stream.Stream<Uint8Array> =>
   chunks.pipe(
     Stream.map((chunk) => encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`)),
     Stream.concat(Stream.succeed(DONE)),
-    Stream.catch((error) => Stream.succeed(encoder.encode(`data: ${JSON.stringify(GatewayError.toHttp(error).body)}\n\n`)))
+    Stream.catch((error) =>
+      Stream.succeed(encoder.encode(`data: ${JSON.stringify(GatewayError.toHttp(error).body)}\n\n`))
+    )
   )

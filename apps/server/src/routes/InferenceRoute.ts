@@ -1,14 +1,15 @@
 /**
- * POST /v1/chat/completions, /v1/completions, /v1/embeddings: authenticate, read the body, run
- * the gateway pipeline, and write its answer as JSON or as server-sent events.
+ * POST /v1/chat/completions, /v1/completions, /v1/embeddings: the hot path. It runs on node:http
+ * directly (see NodeEdge): authenticate, read the body, run the gateway pipeline, write its
+ * answer as JSON bytes or as server-sent events.
  */
 import { Authenticator } from "@switchyard/auth"
-import { type Endpoint, Gateway, GatewayError, type GatewayResponse, Principal, RequestContext } from "@switchyard/core"
+import { type Endpoint, Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
 import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { fromGatewayError, TRACE_HEADER } from "../http/ErrorResponse.ts"
-import * as JsonBody from "../http/JsonBody.ts"
-import * as SseBody from "../http/SseBody.ts"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { readJsonObject } from "../http/NodeBody.ts"
+import type { NodeHandler } from "../http/NodeEdge.ts"
+import * as NodeResponse from "../http/NodeResponse.ts"
 
 export interface InferenceRouteOptions {
   readonly maxBodyBytes: number
@@ -19,32 +20,31 @@ export const make = (endpoint: Endpoint.Endpoint, options: InferenceRouteOptions
   Effect.gen(function*() {
     const authenticator = yield* Authenticator.Authenticator
     const gateway = yield* Gateway.Gateway
-    return (request: HttpServerRequest.HttpServerRequest) => {
-      const headers = request.headers
+    const handle = (request: IncomingMessage, response: ServerResponse) => {
+      const headers = headerRecord(request)
       const traceId = RequestContext.traceIdOf(headers)
       return Effect.gen(function*() {
         const principal = yield* authenticator.authenticate(headers[RequestContext.Headers.apiKey])
         if (!Principal.hasScope(principal, "completions")) {
           return yield* new GatewayError.Forbidden({ message: "this key lacks the scope \"completions\"" })
         }
-        const body = yield* JsonBody.read(request, options.maxBodyBytes)
+        const body = yield* readJsonObject(request, options.maxBodyBytes)
         const context = yield* RequestContext.make({ traceId, headers, principal, receivedAt: Date.now() })
-        const response = yield* gateway.handle({ endpoint, body, context })
-        return toHttp(response, traceId)
-      }).pipe(Effect.catch((error) => Effect.succeed(fromGatewayError(error, { [TRACE_HEADER]: traceId }))))
+        const answer = yield* gateway.handle({ endpoint, body, context })
+        yield* NodeResponse.write(response, answer, traceId)
+      }).pipe(Effect.catch((error) => Effect.sync(() => NodeResponse.writeError(response, error, traceId))))
     }
+    const handler: NodeHandler = handle
+    return handler
   })
 
-const toHttp = (response: GatewayResponse.GatewayResponse, traceId: string): HttpServerResponse.HttpServerResponse => {
-  const headers = { ...response.headers, [TRACE_HEADER]: traceId }
-  if (response._tag === "Stream") {
-    return HttpServerResponse.stream(SseBody.encode(response.chunks), {
-      status: response.status,
-      contentType: "text/event-stream",
-      headers: { ...headers, "cache-control": "no-cache" }
-    })
+/** node:http gives repeated headers as arrays (only a few, such as set-cookie); join them. */
+const headerRecord = (request: IncomingMessage): Readonly<Record<string, string>> => {
+  const raw = request.headers
+  const headers: Record<string, string> = {}
+  for (const name in raw) {
+    const value = raw[name]
+    if (value !== undefined) headers[name] = typeof value === "string" ? value : value.join(", ")
   }
-  return response.raw === undefined
-    ? HttpServerResponse.jsonUnsafe(response.body(), { status: response.status, headers })
-    : HttpServerResponse.uint8Array(response.raw, { status: response.status, contentType: "application/json", headers })
+  return headers
 }

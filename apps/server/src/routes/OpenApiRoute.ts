@@ -2,7 +2,13 @@
  * GET /v1/openapi.json and GET /docs. The request and response schemas are generated from the
  * protocol package's own schemas, so the document cannot drift from what the server checks.
  */
-import { ChatCompletion, ChatCompletionRequest, CompletionRequest, EmbeddingRequest, GatewayConfig } from "@switchyard/protocol"
+import {
+  ChatCompletion,
+  ChatCompletionRequest,
+  CompletionRequest,
+  EmbeddingRequest,
+  GatewayConfig
+} from "@switchyard/protocol"
 import { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 
@@ -51,10 +57,15 @@ const inference = (summary: string, requestSchema: string, streams: boolean) => 
   post: {
     summary,
     parameters: gatewayHeaders,
-    requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${requestSchema}` } } } },
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${requestSchema}` } } }
+    },
     responses: {
       "200": {
-        description: streams ? "The answer, or server-sent events ending in `data: [DONE]` when `stream` is true" : "The answer",
+        description: streams
+          ? "The answer, or server-sent events ending in `data: [DONE]` when `stream` is true"
+          : "The answer",
         content: {
           "application/json": {},
           ...(streams ? { "text/event-stream": {} } : {})
@@ -67,7 +78,11 @@ const inference = (summary: string, requestSchema: string, streams: boolean) => 
 
 const openApiDocument = {
   openapi: "3.1.0",
-  info: { title: "Switchyard", version: "0.1.0", description: "One OpenAI-compatible endpoint in front of every model provider." },
+  info: {
+    title: "Switchyard",
+    version: "0.1.0",
+    description: "One OpenAI-compatible endpoint in front of every model provider."
+  },
   paths: {
     "/v1/chat/completions": inference("Chat completion", "ChatCompletionRequest", true),
     "/v1/completions": inference("Text completion", "CompletionRequest", true),

@@ -69,7 +69,10 @@ const waitUntilHealthy = async (baseUrl: string, exited: Promise<number | null>,
   const deadline = Date.now() + 20_000
   while (Date.now() < deadline) {
     if (done) throw new Error(`the gateway exited during start-up:\n${output()}`)
-    const ok = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false)
+    const ok = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      (response) => response.ok,
+      () => false
+    )
     if (ok) return
     await new Promise((resolve) => setTimeout(resolve, 50))
   }

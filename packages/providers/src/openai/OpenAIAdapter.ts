@@ -12,11 +12,11 @@ import {
   type ProviderTarget
 } from "@switchyard/core"
 import { Effect, Stream } from "effect"
-import type { HttpClient, HttpClientResponse } from "effect/http"
-import { ensureOk, parseJsonObject, readJson, readSseData, send } from "../UpstreamCall.ts"
+import { ensureOk, isEventStream, parseJsonObject, readJson, readSseData } from "../UpstreamCall.ts"
+import type { UpstreamClient, UpstreamResponse } from "../UpstreamClient.ts"
 import { type OpenAICompatibleProvider, openAICompatibleProviders } from "./OpenAICompatibleProviders.ts"
 
-export const make = (client: HttpClient.HttpClient): ProviderRegistry.ProviderAdapter => ({
+export const make = (client: UpstreamClient["Service"]): ProviderRegistry.ProviderAdapter => ({
   names: Object.keys(openAICompatibleProviders),
   make: (target) => {
     const provider = openAICompatibleProviders[target.provider]
@@ -40,7 +40,9 @@ const baseUrlOf = (
   }
   const url = URL.parse(target.custom_host)
   if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    return Effect.fail(invalid(`custom_host: must be an http or https URL (got "${target.custom_host}")`, "custom_host"))
+    return Effect.fail(
+      invalid(`custom_host: must be an http or https URL (got "${target.custom_host}")`, "custom_host")
+    )
   }
   return Effect.succeed(target.custom_host.replace(/\/+$/, ""))
 }
@@ -55,7 +57,7 @@ const staticHeaders = (target: ProviderTarget.ProviderTarget): Record<string, st
 }
 
 const dispatch = (
-  client: HttpClient.HttpClient,
+  client: UpstreamClient["Service"],
   target: ProviderTarget.ProviderTarget,
   provider: OpenAICompatibleProvider,
   baseUrl: string
@@ -70,8 +72,10 @@ const dispatch = (
         invalid(`provider "${name}" does not serve /v1${Endpoint.paths[request.endpoint]}`, "provider")
       )
     }
-    const headers = forwarded.length === 0 ? fixedHeaders : withForwarded(fixedHeaders, forwarded, request.context.headers)
-    const call = send(client, {
+    const headers = forwarded.length === 0
+      ? fixedHeaders
+      : withForwarded(fixedHeaders, forwarded, request.context.headers)
+    const call = client.post({
       provider: name,
       url: baseUrl + Endpoint.paths[request.endpoint],
       headers: request.stream ? { ...headers, accept: "text/event-stream" } : headers,
@@ -87,7 +91,7 @@ const dispatch = (
               message: `answered a streamed request with ${response.headers["content-type"] ?? "no content type"}`
             })
           ))
-      : Effect.flatMap(call, (response) => readJson(name, response, responseHeaders))
+      : Effect.flatMap(call, (response) => readJson(response, responseHeaders))
   }
 }
 
@@ -104,17 +108,17 @@ const withForwarded = (
   return headers
 }
 
-const readChunks = (provider: string, response: HttpClientResponse.HttpClientResponse) =>
+const readChunks = (provider: string, response: UpstreamResponse) =>
   readSseData(provider, response).pipe(
     Stream.mapEffect((data) => {
       const chunk = parseJsonObject(data)
       return chunk === undefined
         ? Effect.fail(
-          new GatewayError.UpstreamUnreachable({ provider, message: "the stream carried a chunk that is not a JSON object" })
+          new GatewayError.UpstreamUnreachable({
+            provider,
+            message: "the stream carried a chunk that is not a JSON object"
+          })
         )
         : Effect.succeed(chunk)
     })
   )
-
-const isEventStream = (response: HttpClientResponse.HttpClientResponse) =>
-  response.headers["content-type"]?.startsWith("text/event-stream") === true

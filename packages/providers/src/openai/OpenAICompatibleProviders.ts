@@ -21,9 +21,17 @@ export const openAICompatibleProviders: Readonly<Record<string, OpenAICompatible
   groq: { baseUrl: "https://api.groq.com/openai/v1", endpoints: chatOnly, requiresApiKey: true },
   "mistral-ai": { baseUrl: "https://api.mistral.ai/v1", endpoints: chatAndEmbeddings, requiresApiKey: true },
   "together-ai": { baseUrl: "https://api.together.xyz/v1", endpoints: all, requiresApiKey: true },
-  deepseek: { baseUrl: "https://api.deepseek.com/v1", endpoints: ["chat.completions", "completions"], requiresApiKey: true },
+  deepseek: {
+    baseUrl: "https://api.deepseek.com/v1",
+    endpoints: ["chat.completions", "completions"],
+    requiresApiKey: true
+  },
   "fireworks-ai": { baseUrl: "https://api.fireworks.ai/inference/v1", endpoints: all, requiresApiKey: true },
-  openrouter: { baseUrl: "https://openrouter.ai/api/v1", endpoints: ["chat.completions", "completions"], requiresApiKey: true },
+  openrouter: {
+    baseUrl: "https://openrouter.ai/api/v1",
+    endpoints: ["chat.completions", "completions"],
+    requiresApiKey: true
+  },
   ollama: { baseUrl: "http://127.0.0.1:11434/v1", endpoints: all, requiresApiKey: false },
   "x-ai": { baseUrl: "https://api.x.ai/v1", endpoints: chatAndEmbeddings, requiresApiKey: true },
   cerebras: { baseUrl: "https://api.cerebras.ai/v1", endpoints: chatOnly, requiresApiKey: true },

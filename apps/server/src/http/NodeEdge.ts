@@ -1,0 +1,92 @@
+/**
+ * The server's transport: one node:http server. The inference routes, the hot path, are served
+ * by handlers that read and write node's request and response directly and run the Effect
+ * pipeline in a fiber; every other route goes through Effect's HttpRouter. Measured: the
+ * HttpRouter path costs about a third of the throughput of a bare node:http server (see the
+ * README's benchmark), which the hot path cannot afford.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Console, Effect, type Fiber, Layer, Scope } from "effect"
+import { HttpRouter } from "effect/http"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { DrainingServer } from "./DrainingServer.ts"
+
+/** A hot-path handler: answers on `response` itself, never fails. */
+export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => Effect.Effect<void>
+
+/** Hot-path handlers by `METHOD /path`. */
+export type NodeRoutes = ReadonlyMap<string, NodeHandler>
+
+export interface NodeEdgeOptions {
+  readonly host: string
+  readonly port: number
+  readonly gracefulShutdownMs: number
+}
+
+const routeKey = (request: IncomingMessage): string => {
+  const url = request.url ?? "/"
+  const query = url.indexOf("?")
+  return `${request.method} ${query === -1 ? url : url.slice(0, query)}`
+}
+
+export const layer = <EF, RF, A, EA, RA>(
+  options: NodeEdgeOptions,
+  routes: {
+    readonly node: Effect.Effect<NodeRoutes, EF, RF>
+    readonly router: Layer.Layer<A, EA, RA>
+  }
+) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const run = Effect.runForkWith(yield* Effect.context<never>())
+    const nodeRoutes = yield* routes.node
+    const requestScope = yield* Scope.fork(scope, "parallel")
+    const routerApp = yield* HttpRouter.toHttpEffect(routes.router)
+    const routerHandler = yield* NodeHttpServer.makeHandler(routerApp, { scope: requestScope })
+    const inFlight = new Set<Fiber.Fiber<void>>()
+    const server = new DrainingServer({ keepAliveTimeout: 65_000 })
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      const handler = nodeRoutes.get(routeKey(request))
+      if (handler === undefined) return routerHandler(request, response)
+      const fiber = run(handler(request, response))
+      inFlight.add(fiber)
+      fiber.addObserver(() => inFlight.delete(fiber))
+      // the client went away before the answer was complete: stop the upstream call too
+      response.on("close", () => {
+        if (!response.writableEnded) fiber.interruptUnsafe()
+      })
+    })
+    yield* listen(server, options)
+    yield* Console.log(`Switchyard listening on http://${options.host}:${addressPort(server)}`)
+    yield* Effect.addFinalizer(() =>
+      close(server).pipe(
+        Effect.timeoutOrElse({ duration: options.gracefulShutdownMs, orElse: () => Effect.void }),
+        Effect.andThen(Effect.sync(() => {
+          for (const fiber of inFlight) fiber.interruptUnsafe()
+          server.closeAllConnections()
+        }))
+      )
+    )
+  }))
+
+const listen = (server: DrainingServer, options: NodeEdgeOptions) =>
+  Effect.callback<void, Error>((resume) => {
+    const onError = (error: Error) => resume(Effect.fail(error))
+    server.once("error", onError)
+    server.listen(options.port, options.host, () => {
+      server.off("error", onError)
+      resume(Effect.void)
+    })
+  })
+
+/** Stops accepting connections and resolves once the open ones have finished. */
+const close = (server: DrainingServer) =>
+  Effect.callback<void>((resume) => {
+    if (!server.listening) return resume(Effect.void)
+    server.close(() => resume(Effect.void))
+  })
+
+const addressPort = (server: DrainingServer): number => {
+  const address = server.address()
+  return typeof address === "object" && address !== null ? address.port : 0
+}

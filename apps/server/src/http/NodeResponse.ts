@@ -1,0 +1,72 @@
+/**
+ * Writes a gateway answer or error straight to node:http: JSON bytes as they are, streams as
+ * server-sent events with backpressure.
+ */
+import { GatewayError, type GatewayResponse } from "@switchyard/core"
+import { Effect, Stream } from "effect"
+import type { ServerResponse } from "node:http"
+import * as SseBody from "./SseBody.ts"
+
+export const TRACE_HEADER = "x-gateway-trace-id"
+const RETRY_HEADERS = ["retry-after", "retry-after-ms", "x-ms-retry-after-ms"]
+
+export const writeJson = (
+  response: ServerResponse,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: Uint8Array | string
+): void => {
+  response.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body)
+  })
+  response.end(body)
+}
+
+export const writeError = (response: ServerResponse, error: GatewayError.GatewayError, traceId: string): void => {
+  const { status, body } = GatewayError.toHttp(error)
+  const headers: Record<string, string> = { [TRACE_HEADER]: traceId }
+  if (error._tag === "UpstreamStatus") {
+    // a provider's rate-limit hints reach the client, so it can back off as the provider asked
+    for (const name of RETRY_HEADERS) {
+      const value = error.headers[name]
+      if (value !== undefined) headers[name] = value
+    }
+  }
+  writeJson(response, status, headers, JSON.stringify(body))
+}
+
+export const write = (
+  response: ServerResponse,
+  answer: GatewayResponse.GatewayResponse,
+  traceId: string
+): Effect.Effect<void> => {
+  const headers = { ...answer.headers, [TRACE_HEADER]: traceId }
+  if (answer._tag === "Json") {
+    return Effect.sync(() => writeJson(response, answer.status, headers, answer.raw ?? JSON.stringify(answer.body())))
+  }
+  response.writeHead(answer.status, {
+    ...headers,
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive"
+  })
+  // the status line goes out now: the client learns the stream has started before the first chunk
+  response.flushHeaders()
+  return SseBody.encode(answer.chunks).pipe(
+    Stream.runForEach((bytes) => writeChunk(response, bytes)),
+    Effect.ensuring(Effect.sync(() => response.end()))
+  )
+}
+
+const writeChunk = (response: ServerResponse, bytes: Uint8Array): Effect.Effect<void> =>
+  response.write(bytes) ? Effect.void : Effect.callback<void>((resume) => {
+    const done = () => {
+      response.off("drain", done)
+      response.off("close", done)
+      resume(Effect.void)
+    }
+    response.on("drain", done)
+    response.on("close", done)
+  })
