@@ -32,7 +32,10 @@ export const fromAdminKeyHash = (adminKeyHash: Buffer) =>
   Authenticator.of({
     authenticate: (credential) => {
       if (credential === undefined || credential === "") return Effect.fail(missing)
-      return timingSafeEqual(hashKey(credential), adminKeyHash) ? Effect.succeed(adminPrincipal) : Effect.fail(rejected)
+      const presented = hashKey(credential)
+      return presented.length === adminKeyHash.length && timingSafeEqual(presented, adminKeyHash)
+        ? Effect.succeed(adminPrincipal)
+        : Effect.fail(rejected)
     }
   })
 

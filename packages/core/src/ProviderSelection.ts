@@ -113,7 +113,8 @@ const withRequestSettings = (selection: Selection, headers: Readonly<Record<stri
   const strict = headers[Headers.strictVendorCompliance]
   if (forward === undefined && timeout === undefined && strict === undefined) return selection
   return {
-    key: `${selection.key}\nsettings:${forward ?? ""}\n${timeout ?? ""}\n${strict ?? ""}`,
+    // JSON keeps an empty header apart from an absent one
+    key: `${selection.key}\nsettings:${JSON.stringify([forward ?? null, timeout ?? null, strict ?? null])}`,
     config: Effect.flatMap(
       requestSettings(forward, timeout, strict),
       (settings) => Effect.map(selection.config, (config) => ({ ...config, ...settings }))

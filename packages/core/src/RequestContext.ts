@@ -62,7 +62,8 @@ export const parseMetadata = (
   if (entries.length > MAX_METADATA_KEYS) {
     return Effect.fail(invalidMetadata(`at most ${MAX_METADATA_KEYS} keys (got ${entries.length})`))
   }
-  const metadata: Record<string, string> = {}
+  // no prototype: a "__proto__" key is kept as data, not swallowed by the assignment below
+  const metadata: Record<string, string> = Object.create(null)
   for (const [key, value] of entries) {
     if (key.length > MAX_METADATA_KEY_LENGTH) {
       return Effect.fail(

@@ -24,6 +24,8 @@ export interface UpstreamResponse {
   /** The whole body; read it, or `stream` it, once. */
   readonly bytes: Effect.Effect<Uint8Array, GatewayError.UpstreamUnreachable>
   readonly stream: Stream.Stream<Uint8Array, GatewayError.UpstreamUnreachable>
+  /** Drops the body unread, freeing its connection: for answers the caller will not read. */
+  readonly discard: Effect.Effect<void>
 }
 
 export class UpstreamClient extends Context.Service<UpstreamClient, {
@@ -93,7 +95,10 @@ const toResponse = (provider: string, data: Dispatcher.ResponseData): UpstreamRe
     stream: Stream.fromAsyncIterable(
       body,
       () => new GatewayError.UpstreamUnreachable({ provider, message: "the stream was cut" })
-    )
+    ),
+    discard: Effect.sync(() => {
+      body.destroy()
+    })
   }
 }
 

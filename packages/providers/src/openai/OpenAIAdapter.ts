@@ -85,11 +85,14 @@ const dispatch = (
       ? Effect.flatMap(call, (response) =>
         isEventStream(response)
           ? Effect.succeed(GatewayResponse.stream(readChunks(name, response), { headers: responseHeaders }))
-          : Effect.fail(
-            new GatewayError.UpstreamUnreachable({
-              provider: name,
-              message: `answered a streamed request with ${response.headers["content-type"] ?? "no content type"}`
-            })
+          : Effect.andThen(
+            response.discard,
+            Effect.fail(
+              new GatewayError.UpstreamUnreachable({
+                provider: name,
+                message: `answered a streamed request with ${response.headers["content-type"] ?? "no content type"}`
+              })
+            )
           ))
       : Effect.flatMap(call, (response) => readJson(response, responseHeaders))
   }

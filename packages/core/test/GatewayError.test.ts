@@ -1,0 +1,130 @@
+import { assert, describe, it } from "@effect/vitest"
+import { GatewayError } from "@switchyard/core"
+
+const upstream = (status: number, body: unknown) =>
+  GatewayError.toHttp(new GatewayError.UpstreamStatus({ provider: "openai", status, body, headers: {} }))
+
+describe("GatewayError.toHttp", () => {
+  it("answers InvalidRequest with 400 and names the offending param", () => {
+    const failure = GatewayError.toHttp(new GatewayError.InvalidRequest({ message: "model: required", param: "model" }))
+    assert.deepStrictEqual(failure, {
+      status: 400,
+      body: {
+        error: { message: "model: required", type: "invalid_request_error", param: "model", code: "invalid_request" }
+      }
+    })
+  })
+
+  it("answers Unauthorized with 401 and code invalid_api_key", () => {
+    assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.Unauthorized({ message: "missing" })), {
+      status: 401,
+      body: { error: { message: "missing", type: "authentication_error", param: null, code: "invalid_api_key" } }
+    })
+  })
+
+  it("answers Forbidden with 403 and code insufficient_scope", () => {
+    assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.Forbidden({ message: "needs keys" })), {
+      status: 403,
+      body: { error: { message: "needs keys", type: "permission_error", param: null, code: "insufficient_scope" } }
+    })
+  })
+
+  it("answers NotFound with 404 and code not_found", () => {
+    assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.NotFound({ message: "no such batch" })), {
+      status: 404,
+      body: { error: { message: "no such batch", type: "not_found_error", param: null, code: "not_found" } }
+    })
+  })
+
+  it("answers UpstreamTimeout with 408 naming the provider and the timeout", () => {
+    assert.deepStrictEqual(
+      GatewayError.toHttp(new GatewayError.UpstreamTimeout({ provider: "groq", timeoutMs: 250 })),
+      {
+        status: 408,
+        body: {
+          error: {
+            message: "groq: no answer within 250 ms",
+            type: "timeout_error",
+            param: null,
+            code: "request_timeout"
+          }
+        }
+      }
+    )
+  })
+
+  it("answers PayloadTooLarge with 413 naming the limit", () => {
+    assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.PayloadTooLarge({ limitBytes: 1024 })), {
+      status: 413,
+      body: {
+        error: {
+          message: "request body is larger than the limit of 1024 bytes",
+          type: "invalid_request_error",
+          param: null,
+          code: "payload_too_large"
+        }
+      }
+    })
+  })
+
+  it("answers UpstreamUnreachable with 502 naming the provider", () => {
+    const error = new GatewayError.UpstreamUnreachable({ provider: "openai", message: "connection reset" })
+    assert.deepStrictEqual(GatewayError.toHttp(error), {
+      status: 502,
+      body: { error: { message: "openai: connection reset", type: "upstream_error", param: null, code: "bad_gateway" } }
+    })
+  })
+
+  it("answers InternalError with 500 without showing its message", () => {
+    assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.InternalError({ message: "db password wrong" })), {
+      status: 500,
+      body: { error: { message: "internal error", type: "server_error", param: null, code: "internal_error" } }
+    })
+  })
+
+  it("passes an upstream status through unchanged", () => {
+    assert.strictEqual(upstream(429, { error: { message: "slow down" } }).status, 429)
+  })
+
+  it("keeps an OpenAI-shaped upstream body as it is, extra members included", () => {
+    const body = {
+      error: { message: "Rate limit reached", type: "requests", param: "model", code: "rate_limit_exceeded", extra: 1 },
+      request_id: "req-1"
+    }
+    assert.deepStrictEqual(upstream(429, body).body, body)
+  })
+
+  it("fills the type, param and code an OpenAI-shaped upstream body lacks", () => {
+    assert.deepStrictEqual(upstream(400, { error: { message: "bad" } }).body, {
+      error: { message: "bad", type: "upstream_error", param: null, code: null }
+    })
+  })
+
+  it("turns a numeric upstream error code into a string", () => {
+    assert.deepStrictEqual(upstream(400, { error: { message: "bad", type: "x", code: 1214 } }).body.error.code, "1214")
+  })
+
+  it("wraps an upstream text body in the envelope with the status as code", () => {
+    assert.deepStrictEqual(upstream(503, "<html>overloaded</html>").body, {
+      error: { message: "<html>overloaded</html>", type: "upstream_error", param: null, code: "503" }
+    })
+  })
+
+  it("wraps an upstream object with a top-level message in the envelope", () => {
+    assert.deepStrictEqual(upstream(500, { message: "model crashed", status: "error" }).body, {
+      error: { message: "model crashed", type: "upstream_error", param: null, code: "500" }
+    })
+  })
+
+  it("wraps an upstream error whose message is not a string in the envelope", () => {
+    assert.deepStrictEqual(upstream(400, { error: { message: 42 } }).body, {
+      error: { message: "openai answered 400", type: "upstream_error", param: null, code: "400" }
+    })
+  })
+
+  it("names the provider and status when the upstream body is empty", () => {
+    assert.deepStrictEqual(upstream(502, "").body, {
+      error: { message: "openai answered 502", type: "upstream_error", param: null, code: "502" }
+    })
+  })
+})
