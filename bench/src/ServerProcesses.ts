@@ -14,7 +14,9 @@ export interface RunningServer {
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 /** The repo's own Node binary, started directly so that SIGTERM reaches it. */
 export const repoNode = join(repoRoot, "node_modules/node/bin/node")
-export const gatewayEntry = join(repoRoot, "apps/server/src/main.ts")
+export const gatewayEntry = join(repoRoot, "apps/server/dist/main.js")
+/** The flags of the root `start` script: the gateway is measured as `pnpm start` runs it. */
+export const gatewayNodeFlags = ["--conditions=dist", "--max-semi-space-size=8", "--heap-growing-percent=50"]
 
 const startupTimeoutMs = 30_000
 const listening = /^listening (http:\/\/127\.0\.0\.1:\d+)/
@@ -45,7 +47,7 @@ export const startGateway = async (group: ChildProcessGroup): Promise<RunningSer
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), "switchyard-bench-"))
   process.once("exit", () => rmSync(dataDir, { recursive: true, force: true }))
-  const child = group.spawn("gateway", repoNode, [gatewayEntry], {
+  const child = group.spawn("gateway", repoNode, [...gatewayNodeFlags, gatewayEntry], {
     HOST: "127.0.0.1",
     PORT: String(port),
     GATEWAY_ADMIN_KEY: benchAdminKey,

@@ -73,7 +73,7 @@ try {
       streaming: async (slowBaseUrl) => gatewayTarget(gateway, slowBaseUrl)
     })
   } else {
-    note(`gateway skipped: ${gatewayEntry} does not exist yet`)
+    note(`gateway skipped: ${gatewayEntry} is not built (npx pnpm bench builds it first)`)
   }
 
   if (flags.portkey) {

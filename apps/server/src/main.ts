@@ -2,7 +2,7 @@
  * Starts the gateway: reads the environment, builds the server layer, runs until SIGTERM or
  * SIGINT, then finishes in-flight requests (streams included) before exiting.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Runtime } from "effect"
 import * as Server from "./Server.ts"
 import { ServerConfig } from "./ServerConfig.ts"

@@ -4,7 +4,7 @@
  */
 import { GatewayError, type Principal } from "@switchyard/core"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { createHash, timingSafeEqual } from "node:crypto"
+import { hash, timingSafeEqual } from "node:crypto"
 
 export class Authenticator extends Context.Service<Authenticator, {
   readonly authenticate: (
@@ -22,7 +22,7 @@ export const adminPrincipal: Principal.Principal = {
 }
 
 /** SHA-256 of a key: the keys are high-entropy secrets, so a fast hash cannot be reversed. */
-export const hashKey = (key: string): Buffer => createHash("sha256").update(key).digest()
+export const hashKey = (key: string): Buffer => hash("sha256", key, "buffer")
 
 const missing = new GatewayError.Unauthorized({ message: "x-gateway-api-key: missing" })
 const rejected = new GatewayError.Unauthorized({ message: "x-gateway-api-key: not a valid key" })

@@ -94,8 +94,14 @@ export const Selectors = Context.Reference<ReadonlyArray<Selector>>("@switchyard
  * laid over its root. No selection is a 400 naming what was missing.
  */
 export const select = (input: SelectionInput): Effect.Effect<Selection, GatewayError> =>
+  Selectors.use((selectors) => selectWith(selectors, input))
+
+/** {@link select} over a given list of selectors. */
+export const selectWith = (
+  selectors: ReadonlyArray<Selector>,
+  input: SelectionInput
+): Effect.Effect<Selection, GatewayError> =>
   Effect.gen(function*() {
-    const selectors = yield* Selectors
     for (const selector of selectors) {
       const found = yield* selector.select(input)
       if (Option.isSome(found)) return withRequestSettings(found.value, input.headers)

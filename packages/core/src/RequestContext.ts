@@ -2,6 +2,7 @@
  * Per-request facts every middleware may read: tracing ids, caller metadata and the principal.
  */
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import { InvalidRequest } from "./GatewayError.ts"
 import type { Principal } from "./Principal.ts"
 
@@ -82,10 +83,23 @@ export const parseMetadata = (
 }
 
 /** A 128-bit random id in hex, the shape W3C trace ids use. */
-export const generateTraceId = (): string => crypto.randomUUID().replaceAll("-", "")
+export const generateTraceId = (): string => randomHex(16)
 
 /** A 64-bit random id in hex, the shape W3C span ids use. */
-export const generateSpanId = (): string => crypto.randomUUID().replaceAll("-", "").slice(0, 16)
+export const generateSpanId = (): string => randomHex(8)
+
+// ids are cut from a pool of random bytes: one system call per few hundred ids, not one each
+const POOL_BYTES = 4096
+let pool = new Uint8Array(0)
+let offset = 0
+const randomHex = (bytes: number): string => {
+  if (offset + bytes > pool.length) {
+    pool = randomBytes(POOL_BYTES)
+    offset = 0
+  }
+  offset += bytes
+  return Buffer.from(pool.buffer, pool.byteOffset + offset - bytes, bytes).toString("hex")
+}
 
 /** The caller's trace id, or a new one: known before anything else can fail. */
 export const traceIdOf = (headers: Readonly<Record<string, string>>): string =>

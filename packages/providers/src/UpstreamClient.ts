@@ -1,12 +1,13 @@
 /**
- * The pooled keep-alive client every adapter calls providers with. It is undici's Agent used
- * directly rather than through effect/http's HttpClient: on the gateway's hot path the wrapper
- * cost more than the call (see the README's benchmark), and adapters need only POST with a
- * JSON body, the status, the headers and the body as bytes or as a stream.
+ * The pooled keep-alive client every adapter calls providers with: undici's Agent, driven through
+ * its lowest-level `dispatch` API rather than through effect/http's HttpClient. On the gateway's
+ * hot path the wrappers cost more than the call (see the README's benchmark), and adapters need
+ * only a POST with a body, then the status, the headers and the body as bytes or as a stream.
  */
 import { GatewayError } from "@switchyard/core"
-import { Context, Effect, Layer, Stream } from "effect"
-import { Agent, type Dispatcher } from "undici"
+import { Context, Effect, Layer, type Stream } from "effect"
+import { Agent } from "undici"
+import { UndiciExchange } from "./internal/UndiciExchange.ts"
 
 export interface UpstreamRequest {
   /** Short provider name, for errors. */
@@ -46,67 +47,24 @@ export class UpstreamClient extends Context.Service<UpstreamClient, {
     )
 }
 
-const unreachable = (provider: string, cause: unknown) =>
-  new GatewayError.UpstreamUnreachable({
-    provider,
-    message: cause instanceof Error ? describe(cause) : "the connection failed"
-  })
-
-/** undici puts the useful part (ECONNREFUSED, other side closed) in the cause or the code. */
-const describe = (error: Error): string => {
-  const cause = error.cause instanceof Error ? error.cause.message : undefined
-  return cause ?? error.message
-}
-
 const post = (agent: Agent, request: UpstreamRequest) =>
-  Effect.callback<UpstreamResponse, GatewayError.UpstreamUnreachable>((resume, signal) => {
+  Effect.callback<UpstreamResponse, GatewayError.UpstreamUnreachable>((resume) => {
     const url = new URL(request.url)
-    agent.request({
+    const exchange = new UndiciExchange(request.provider, (head) =>
+      resume(Effect.map(head, ({ headers, status }) => ({
+        status,
+        headers,
+        bytes: exchange.bytes,
+        stream: exchange.stream,
+        discard: Effect.sync(() => exchange.abort())
+      }))))
+    agent.dispatch({
       origin: url.origin,
       path: url.pathname + url.search,
       method: "POST",
       headers: request.headers,
-      body: request.body,
-      signal
-    }).then(
-      (data) => resume(Effect.succeed(toResponse(request.provider, data))),
-      (cause) => resume(Effect.fail(unreachable(request.provider, cause)))
-    )
+      body: request.body
+    }, exchange)
+    // interrupted before the answer began: abandon the call and free its socket
+    return Effect.sync(() => exchange.abort())
   })
-
-const toResponse = (provider: string, data: Dispatcher.ResponseData): UpstreamResponse => {
-  const body = data.body
-  return {
-    status: data.statusCode,
-    headers: flatten(data.headers),
-    bytes: Effect.callback((resume, signal) => {
-      const abort = () => body.destroy()
-      signal.addEventListener("abort", abort, { once: true })
-      body.bytes().then(
-        (bytes) => resume(Effect.succeed(bytes)),
-        () =>
-          resume(
-            Effect.fail(
-              new GatewayError.UpstreamUnreachable({ provider, message: "the answer was cut before it was complete" })
-            )
-          )
-      ).finally(() => signal.removeEventListener("abort", abort))
-    }),
-    stream: Stream.fromAsyncIterable(
-      body,
-      () => new GatewayError.UpstreamUnreachable({ provider, message: "the stream was cut" })
-    ),
-    discard: Effect.sync(() => {
-      body.destroy()
-    })
-  }
-}
-
-const flatten = (headers: Dispatcher.ResponseData["headers"]): Record<string, string> => {
-  const flat: Record<string, string> = {}
-  for (const name in headers) {
-    const value = headers[name]
-    if (value !== undefined) flat[name] = typeof value === "string" ? value : value.join(", ")
-  }
-  return flat
-}

@@ -5,7 +5,7 @@
  * HttpRouter path costs about a third of the throughput of a bare node:http server (see the
  * README's benchmark), which the hot path cannot afford.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Console, Effect, type Fiber, Layer, Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"

@@ -10,23 +10,22 @@ import * as SseBody from "./SseBody.ts"
 export const TRACE_HEADER = "x-gateway-trace-id"
 const RETRY_HEADERS = ["retry-after", "retry-after-ms", "x-ms-retry-after-ms"]
 
+/** Writes a JSON body; `headers` is the caller's own object and gains the content headers. */
 export const writeJson = (
   response: ServerResponse,
   status: number,
-  headers: Readonly<Record<string, string>>,
+  headers: Record<string, string | number>,
   body: Uint8Array | string
 ): void => {
-  response.writeHead(status, {
-    ...headers,
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body)
-  })
+  headers["content-type"] = "application/json"
+  headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength
+  response.writeHead(status, headers)
   response.end(body)
 }
 
 export const writeError = (response: ServerResponse, error: GatewayError.GatewayError, traceId: string): void => {
   const { status, body } = GatewayError.toHttp(error)
-  const headers: Record<string, string> = { [TRACE_HEADER]: traceId }
+  const headers: Record<string, string | number> = { [TRACE_HEADER]: traceId }
   if (error._tag === "UpstreamStatus") {
     // a provider's rate-limit hints reach the client, so it can back off as the provider asked
     for (const name of RETRY_HEADERS) {
@@ -42,7 +41,7 @@ export const write = (
   answer: GatewayResponse.GatewayResponse,
   traceId: string
 ): Effect.Effect<void> => {
-  const headers = { ...answer.headers, [TRACE_HEADER]: traceId }
+  const headers: Record<string, string | number> = { ...answer.headers, [TRACE_HEADER]: traceId }
   if (answer._tag === "Json") {
     return Effect.sync(() => writeJson(response, answer.status, headers, answer.raw ?? JSON.stringify(answer.body())))
   }

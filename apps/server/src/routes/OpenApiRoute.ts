@@ -9,7 +9,7 @@ import {
   EmbeddingRequest,
   GatewayConfig
 } from "@switchyard/protocol"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 
 const jsonSchemaOf = (schema: Schema.Top): unknown => {
@@ -76,7 +76,8 @@ const inference = (summary: string, requestSchema: string, streams: boolean) => 
   }
 })
 
-const openApiDocument = {
+/** Built on the first request: generating the schemas costs memory a server may never need. */
+const openApiDocument = () => ({
   openapi: "3.1.0",
   info: {
     title: "Switchyard",
@@ -99,9 +100,11 @@ const openApiDocument = {
       Error: errorSchema
     }
   }
-}
+})
 
-export const document = HttpServerResponse.jsonUnsafe(openApiDocument)
+let built: HttpServerResponse.HttpServerResponse | undefined
+
+export const document = Effect.sync(() => (built ??= HttpServerResponse.jsonUnsafe(openApiDocument())))
 
 /** A page that renders the document with no assets of its own beyond the browser. */
 export const docsPage = HttpServerResponse.html(`<!doctype html>
