@@ -47,17 +47,38 @@ export class UpstreamClient extends Context.Service<UpstreamClient, {
     )
 }
 
+/** The answer's body is read through the exchange only when a caller asks for it. */
+class ExchangeResponse implements UpstreamResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly #exchange: UndiciExchange
+
+  constructor(status: number, headers: Readonly<Record<string, string>>, exchange: UndiciExchange) {
+    this.status = status
+    this.headers = headers
+    this.#exchange = exchange
+  }
+
+  get bytes() {
+    return this.#exchange.bytes
+  }
+
+  get stream() {
+    return this.#exchange.stream
+  }
+
+  get discard() {
+    return Effect.sync(() => this.#exchange.abort())
+  }
+}
+
 const post = (agent: Agent, request: UpstreamRequest) =>
   Effect.callback<UpstreamResponse, GatewayError.UpstreamUnreachable>((resume) => {
     const url = new URL(request.url)
-    const exchange = new UndiciExchange(request.provider, (head) =>
-      resume(Effect.map(head, ({ headers, status }) => ({
-        status,
-        headers,
-        bytes: exchange.bytes,
-        stream: exchange.stream,
-        discard: Effect.sync(() => exchange.abort())
-      }))))
+    const exchange = new UndiciExchange(
+      request.provider,
+      (head) => resume(Effect.map(head, ({ headers, status }) => new ExchangeResponse(status, headers, exchange)))
+    )
     agent.dispatch({
       origin: url.origin,
       path: url.pathname + url.search,

@@ -79,28 +79,32 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   }
 
   /** The whole body, once it has ended. */
-  readonly bytes: Effect.Effect<Uint8Array, GatewayError.UpstreamUnreachable> = Effect.callback((resume) => {
-    const settle = () => {
-      if (this.#failure !== undefined) return resume(Effect.fail(this.#failure))
-      if (!this.#ended) {
-        this.#wake = settle
-        this.#controller?.resume()
-        return
+  get bytes(): Effect.Effect<Uint8Array, GatewayError.UpstreamUnreachable> {
+    return Effect.callback((resume) => {
+      const settle = () => {
+        if (this.#failure !== undefined) return resume(Effect.fail(this.#failure))
+        if (!this.#ended) {
+          this.#wake = settle
+          this.#controller?.resume()
+          return
+        }
+        const whole = this.#chunks.length === 1 && this.#chunks[0] !== undefined
+          ? this.#chunks[0]
+          : Buffer.concat(this.#chunks, this.#size)
+        this.#chunks = []
+        resume(Effect.succeed(whole))
       }
-      const whole = this.#chunks.length === 1 && this.#chunks[0] !== undefined
-        ? this.#chunks[0]
-        : Buffer.concat(this.#chunks, this.#size)
-      this.#chunks = []
-      resume(Effect.succeed(whole))
-    }
-    settle()
-    return Effect.sync(() => this.abort())
-  })
+      settle()
+      return Effect.sync(() => this.abort())
+    })
+  }
 
   /** The body as it arrives, chunk by chunk; interrupting the reader aborts the exchange. */
-  readonly stream: Stream.Stream<Uint8Array, GatewayError.UpstreamUnreachable> = Stream.fromPull(
-    Effect.succeed(this.#pull())
-  ).pipe(Stream.onExit((exit) => (exit._tag === "Success" ? Effect.void : Effect.sync(() => this.abort()))))
+  get stream(): Stream.Stream<Uint8Array, GatewayError.UpstreamUnreachable> {
+    return Stream.fromPull(Effect.succeed(this.#pull())).pipe(
+      Stream.onExit((exit) => (exit._tag === "Success" ? Effect.void : Effect.sync(() => this.abort())))
+    )
+  }
 
   #pull() {
     return Effect.callback<readonly [Buffer, ...Array<Buffer>], GatewayError.UpstreamUnreachable | Cause.Done>(
