@@ -37,5 +37,8 @@ export const routerRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Ht
 
 const notFound = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.succeed(
-    fromGatewayError(new GatewayError.NotFound({ message: `no route for ${request.method} ${request.url}` }))
+    fromGatewayError(
+      new GatewayError.NotFound({ message: `no route for ${request.method} ${request.url}` }),
+      request.headers
+    )
   )

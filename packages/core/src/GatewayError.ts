@@ -74,6 +74,21 @@ export type GatewayError =
 export interface HttpFailure {
   readonly status: number
   readonly body: ErrorBody
+  /** Headers the answer carries besides the gateway's own (a provider's rate-limit hints). */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({})
+const RETRY_HEADERS = ["retry-after", "retry-after-ms", "x-ms-retry-after-ms"]
+
+/** A provider's rate-limit hints reach the client, so it can back off as the provider asked. */
+const retryHeaders = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  let kept: Record<string, string> | undefined
+  for (const name of RETRY_HEADERS) {
+    const value = headers[name]
+    if (value !== undefined) (kept ??= {})[name] = value
+  }
+  return kept ?? NO_HEADERS
 }
 
 const envelope = (
@@ -85,8 +100,13 @@ const envelope = (
   error: { message, type, param, code }
 })
 
-/** The one mapping from a gateway error to an HTTP status and body. */
-export const toHttp = (error: GatewayError): HttpFailure => {
+/** The one mapping from a gateway error to an HTTP status, body and headers. */
+export const toHttp = (error: GatewayError): HttpFailure =>
+  error._tag === "UpstreamStatus"
+    ? { status: error.status, body: upstreamBody(error), headers: retryHeaders(error.headers) }
+    : { ...statusAndBody(error), headers: NO_HEADERS }
+
+const statusAndBody = (error: Exclude<GatewayError, UpstreamStatus>): Omit<HttpFailure, "headers"> => {
   switch (error._tag) {
     case "InvalidRequest":
       return { status: 400, body: envelope(error.message, "invalid_request_error", error.param, "invalid_request") }
@@ -116,8 +136,6 @@ export const toHttp = (error: GatewayError): HttpFailure => {
           "payload_too_large"
         )
       }
-    case "UpstreamStatus":
-      return { status: error.status, body: upstreamBody(error) }
     case "UpstreamUnreachable":
       return {
         status: 502,

@@ -5,10 +5,23 @@ const upstream = (status: number, body: unknown) =>
   GatewayError.toHttp(new GatewayError.UpstreamStatus({ provider: "openai", status, body, headers: {} }))
 
 describe("GatewayError.toHttp", () => {
+  it("passes a provider's rate-limit hints on as headers, and nothing else", () => {
+    const failure = GatewayError.toHttp(
+      new GatewayError.UpstreamStatus({
+        provider: "openai",
+        status: 429,
+        body: { error: { message: "slow down" } },
+        headers: { "retry-after": "7", "retry-after-ms": "7000", "x-request-id": "abc", "set-cookie": "a=b" }
+      })
+    )
+    assert.deepStrictEqual(failure.headers, { "retry-after": "7", "retry-after-ms": "7000" })
+  })
+
   it("answers InvalidRequest with 400 and names the offending param", () => {
     const failure = GatewayError.toHttp(new GatewayError.InvalidRequest({ message: "model: required", param: "model" }))
     assert.deepStrictEqual(failure, {
       status: 400,
+      headers: {},
       body: {
         error: { message: "model: required", type: "invalid_request_error", param: "model", code: "invalid_request" }
       }
@@ -18,6 +31,7 @@ describe("GatewayError.toHttp", () => {
   it("answers Unauthorized with 401 and code invalid_api_key", () => {
     assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.Unauthorized({ message: "missing" })), {
       status: 401,
+      headers: {},
       body: { error: { message: "missing", type: "authentication_error", param: null, code: "invalid_api_key" } }
     })
   })
@@ -25,6 +39,7 @@ describe("GatewayError.toHttp", () => {
   it("answers Forbidden with 403 and code insufficient_scope", () => {
     assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.Forbidden({ message: "needs keys" })), {
       status: 403,
+      headers: {},
       body: { error: { message: "needs keys", type: "permission_error", param: null, code: "insufficient_scope" } }
     })
   })
@@ -32,6 +47,7 @@ describe("GatewayError.toHttp", () => {
   it("answers NotFound with 404 and code not_found", () => {
     assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.NotFound({ message: "no such batch" })), {
       status: 404,
+      headers: {},
       body: { error: { message: "no such batch", type: "not_found_error", param: null, code: "not_found" } }
     })
   })
@@ -41,6 +57,7 @@ describe("GatewayError.toHttp", () => {
       GatewayError.toHttp(new GatewayError.UpstreamTimeout({ provider: "groq", timeoutMs: 250 })),
       {
         status: 408,
+        headers: {},
         body: {
           error: {
             message: "groq: no answer within 250 ms",
@@ -56,6 +73,7 @@ describe("GatewayError.toHttp", () => {
   it("answers PayloadTooLarge with 413 naming the limit", () => {
     assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.PayloadTooLarge({ limitBytes: 1024 })), {
       status: 413,
+      headers: {},
       body: {
         error: {
           message: "request body is larger than the limit of 1024 bytes",
@@ -71,6 +89,7 @@ describe("GatewayError.toHttp", () => {
     const error = new GatewayError.UpstreamUnreachable({ provider: "openai", message: "connection reset" })
     assert.deepStrictEqual(GatewayError.toHttp(error), {
       status: 502,
+      headers: {},
       body: { error: { message: "openai: connection reset", type: "upstream_error", param: null, code: "bad_gateway" } }
     })
   })
@@ -78,6 +97,7 @@ describe("GatewayError.toHttp", () => {
   it("answers InternalError with 500 without showing its message", () => {
     assert.deepStrictEqual(GatewayError.toHttp(new GatewayError.InternalError({ message: "db password wrong" })), {
       status: 500,
+      headers: {},
       body: { error: { message: "internal error", type: "server_error", param: null, code: "internal_error" } }
     })
   })

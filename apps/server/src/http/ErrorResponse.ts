@@ -1,23 +1,17 @@
 /**
- * Every error leaves the server through here, in the JSON envelope, with the trace id.
+ * Errors of the HttpRouter routes, in the JSON envelope with a trace id, like the hot path's.
  */
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, RequestContext } from "@switchyard/core"
 import { HttpServerResponse } from "effect/http"
+import { TRACE_HEADER } from "./NodeResponse.ts"
 
-export const TRACE_HEADER = "x-gateway-trace-id"
-
-export const fromGatewayError = (error: GatewayError.GatewayError, headers: Readonly<Record<string, string>> = {}) => {
-  const { status, body } = GatewayError.toHttp(error)
-  const passthrough = error._tag === "UpstreamStatus" ? retryHeaders(error.headers) : {}
-  return HttpServerResponse.jsonUnsafe(body, { status, headers: { ...passthrough, ...headers } })
-}
-
-/** A provider's rate-limit hints reach the client, so it can back off as the provider asked. */
-const retryHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
-  const kept: Record<string, string> = {}
-  for (const name of ["retry-after", "retry-after-ms", "x-ms-retry-after-ms"]) {
-    const value = headers[name]
-    if (value !== undefined) kept[name] = value
-  }
-  return kept
+export const fromGatewayError = (
+  error: GatewayError.GatewayError,
+  requestHeaders: Readonly<Record<string, string>>
+) => {
+  const { body, headers, status } = GatewayError.toHttp(error)
+  return HttpServerResponse.jsonUnsafe(body, {
+    status,
+    headers: { ...headers, [TRACE_HEADER]: RequestContext.traceIdOf(requestHeaders) }
+  })
 }

@@ -8,7 +8,6 @@ import type { ServerResponse } from "node:http"
 import * as SseBody from "./SseBody.ts"
 
 export const TRACE_HEADER = "x-gateway-trace-id"
-const RETRY_HEADERS = ["retry-after", "retry-after-ms", "x-ms-retry-after-ms"]
 
 /** Writes a JSON body; `headers` is the caller's own object and gains the content headers. */
 export const writeJson = (
@@ -24,16 +23,8 @@ export const writeJson = (
 }
 
 export const writeError = (response: ServerResponse, error: GatewayError.GatewayError, traceId: string): void => {
-  const { status, body } = GatewayError.toHttp(error)
-  const headers: Record<string, string | number> = { [TRACE_HEADER]: traceId }
-  if (error._tag === "UpstreamStatus") {
-    // a provider's rate-limit hints reach the client, so it can back off as the provider asked
-    for (const name of RETRY_HEADERS) {
-      const value = error.headers[name]
-      if (value !== undefined) headers[name] = value
-    }
-  }
-  writeJson(response, status, headers, JSON.stringify(body))
+  const { body, headers, status } = GatewayError.toHttp(error)
+  writeJson(response, status, { ...headers, [TRACE_HEADER]: traceId }, JSON.stringify(body))
 }
 
 export const write = (
