@@ -1,39 +1,108 @@
 /**
- * The whole route table, top to bottom. The inference routes are the hot path and run on
- * node:http directly (NodeEdge); the rest go through Effect's HttpRouter. Scopes are checked
- * inside the handlers.
+ * The whole route table, top to bottom, with the scope each route needs (extensions.md,
+ * "Authentication and scopes"). The inference routes are the hot path and run on node:http
+ * directly (NodeEdge); the rest go through Effect's HttpRouter.
  */
-import type { Authenticator } from "@switchyard/auth"
-import { type Gateway, GatewayError } from "@switchyard/core"
+import type { ApiKeys, Authenticator } from "@switchyard/auth"
+import { type Endpoint, type Gateway, GatewayError, type Principal } from "@switchyard/core"
+import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Effect, type Layer } from "effect"
-import { HttpRouter, type HttpServerRequest } from "effect/http"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { fromGatewayError } from "./http/ErrorResponse.ts"
-import type { NodeRoutes } from "./http/NodeEdge.ts"
+import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
+import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
+import * as Stored from "./routes/StoredObjectRoutes.ts"
+
+type Method = "GET" | "POST" | "PUT" | "DELETE"
+type StoredServices =
+  | ApiKeys.ApiKeys
+  | Integrations.Integrations
+  | VirtualKeys.VirtualKeys
+  | StoredConfigs.StoredConfigs
+
+export type Route =
+  | {
+    readonly method: "POST"
+    readonly path: HttpRouter.PathInput
+    readonly scope: "completions"
+    readonly inference: Endpoint.Endpoint
+  }
+  | {
+    readonly method: Method
+    readonly path: HttpRouter.PathInput
+    readonly scope: Principal.Scope
+    readonly handler: (
+      input: ManagementRoute.RouteInput
+    ) => Effect.Effect<unknown, GatewayError.GatewayError, StoredServices>
+  }
+  | {
+    readonly method: "GET"
+    readonly path: HttpRouter.PathInput
+    readonly scope: null
+    readonly public: HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse>
+  }
+
+export const table: ReadonlyArray<Route> = [
+  { method: "GET", path: "/health", scope: null, public: HealthRoute.response },
+  { method: "GET", path: "/v1/openapi.json", scope: null, public: OpenApiRoute.document },
+  { method: "GET", path: "/docs", scope: null, public: OpenApiRoute.docsPage },
+  { method: "POST", path: "/v1/chat/completions", scope: "completions", inference: "chat.completions" },
+  { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },
+  { method: "POST", path: "/v1/embeddings", scope: "completions", inference: "embeddings" },
+  { method: "POST", path: "/v1/api-keys", scope: "keys", handler: Stored.createApiKey },
+  { method: "GET", path: "/v1/api-keys", scope: "keys", handler: Stored.listApiKeys },
+  { method: "DELETE", path: "/v1/api-keys/:id", scope: "keys", handler: Stored.revokeApiKey },
+  { method: "POST", path: "/v1/integrations", scope: "keys", handler: Stored.createIntegration },
+  { method: "GET", path: "/v1/integrations", scope: "keys", handler: Stored.listIntegrations },
+  { method: "GET", path: "/v1/integrations/:id", scope: "keys", handler: Stored.getIntegration },
+  { method: "DELETE", path: "/v1/integrations/:id", scope: "keys", handler: Stored.deleteIntegration },
+  { method: "POST", path: "/v1/virtual-keys", scope: "keys", handler: Stored.createVirtualKey },
+  { method: "GET", path: "/v1/virtual-keys", scope: "keys", handler: Stored.listVirtualKeys },
+  { method: "DELETE", path: "/v1/virtual-keys/:id", scope: "keys", handler: Stored.deleteVirtualKey },
+  { method: "POST", path: "/v1/configs", scope: "configs", handler: Stored.createConfig },
+  { method: "GET", path: "/v1/configs", scope: "configs", handler: Stored.listConfigs },
+  { method: "GET", path: "/v1/configs/:id", scope: "configs", handler: Stored.getConfig },
+  { method: "PUT", path: "/v1/configs/:id", scope: "configs", handler: Stored.updateConfig },
+  { method: "DELETE", path: "/v1/configs/:id", scope: "configs", handler: Stored.deleteConfig }
+]
 
 /** The hot path: `METHOD /path` to a node:http handler. */
 export const nodeRoutes = (
   options: InferenceRoute.InferenceRouteOptions
 ): Effect.Effect<NodeRoutes, never, Authenticator.Authenticator | Gateway.Gateway> =>
   Effect.gen(function*() {
-    return new Map([
-      ["POST /v1/chat/completions", yield* InferenceRoute.make("chat.completions", options)],
-      ["POST /v1/completions", yield* InferenceRoute.make("completions", options)],
-      ["POST /v1/embeddings", yield* InferenceRoute.make("embeddings", options)]
-    ])
+    const entries: Array<[string, NodeHandler]> = []
+    for (const route of table) {
+      if ("inference" in route) {
+        entries.push([
+          `${route.method} ${route.path}`,
+          yield* InferenceRoute.make(route.inference, route.scope, options)
+        ])
+      }
+    }
+    return new Map(entries)
   })
 
 /** Everything else. */
-export const routerRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = HttpRouter.use((router) =>
-  Effect.gen(function*() {
-    yield* router.add("GET", "/health", HealthRoute.response)
-    yield* router.add("GET", "/v1/openapi.json", OpenApiRoute.document)
-    yield* router.add("GET", "/docs", OpenApiRoute.docsPage)
-    yield* router.add("*", "*", notFound)
-  })
-)
+export const routerRoutes: Layer.Layer<
+  never,
+  never,
+  HttpRouter.HttpRouter | Authenticator.Authenticator | StoredServices
+> = HttpRouter
+  .use((router) =>
+    Effect.gen(function*() {
+      for (const route of table) {
+        if ("public" in route) yield* router.add(route.method, route.path, route.public)
+        if ("handler" in route) {
+          yield* router.add(route.method, route.path, yield* ManagementRoute.route(route.scope, route.handler))
+        }
+      }
+      yield* router.add("*", "*", notFound)
+    })
+  )
 
 const notFound = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.succeed(

@@ -1,35 +1,62 @@
 /**
  * The whole server as one Layer: the route table over the gateway pipeline, on node:http, with
- * the pooled upstream client. Its type proves nothing is missing.
+ * storage, identity and stored provider access. Its type proves nothing is missing.
  */
-import { AdminKeyBootstrap } from "@switchyard/auth"
-import { ConfigCompiler, Gateway } from "@switchyard/core"
+import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
+import { ConfigCompiler, Gateway, ProviderSelection } from "@switchyard/core"
+import { ProviderAccess } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
-import { Console, Layer } from "effect"
+import { Database } from "@switchyard/storage"
+import { Console, Effect, Layer, Option } from "effect"
 import * as NodeEdge from "./http/NodeEdge.ts"
 import * as Routes from "./Routes.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
 
 const announceAdminKey = (key: string) =>
   Console.log(
-    `No GATEWAY_ADMIN_KEY was set, so an admin key was created. It is shown this once:\n\n  ${key}\n\n` +
+    `No GATEWAY_ADMIN_KEY was set and no API key existed, so an admin key was created. It is shown this once:\n\n  ${key}\n\n` +
       "Only its hash is kept. Send it as the x-gateway-api-key header."
   )
 
-/** The pipeline every inference route runs: provider adapters over a keep-alive upstream pool. */
-export const pipelineLayer = Gateway.Gateway.layer.pipe(
-  Layer.provide(ConfigCompiler.ConfigCompiler.layer()),
-  Layer.provide(Providers.layer),
-  Layer.provide(UpstreamClient.UpstreamClient.layer())
+/** Stored provider access over every adapter of the providers package. */
+const providerAccess = Layer.unwrap(
+  UpstreamClient.UpstreamClient.useSync((client) => ProviderAccess.layer(Providers.adapters(client)))
+).pipe(Layer.provide(UpstreamClient.UpstreamClient.layer()))
+
+/** The pipeline every inference route runs, with the selectors of extensions.md in order. */
+const pipeline = Gateway.Gateway.layer.pipe(
+  Layer.provide(Layer.effect(ProviderSelection.Selectors, ProviderAccess.selectors)),
+  Layer.provide(ConfigCompiler.ConfigCompiler.layer())
 )
 
-export const layer = (config: ServerConfig) =>
-  NodeEdge.layer(
+const secretRequired = (config: ServerConfig) =>
+  Option.isSome(config.databaseUrl) && Option.isNone(config.secret)
+    ? Effect.fail(
+      new Error(
+        "DATABASE_URL is set but GATEWAY_SECRET is not: replicas sharing a database must share the secret " +
+          "that encrypts stored credentials, so set GATEWAY_SECRET on every replica"
+      )
+    )
+    : Effect.void
+
+export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
+  const storage = Layer.mergeAll(
+    Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }),
+    ServerSecret.ServerSecret.layer({ secret: config.secret, dataDir: config.dataDir })
+  )
+  const identity = Layer.mergeAll(
+    Authenticator.Authenticator.layer({ adminKey: config.adminKey }),
+    AdminKeyBootstrap.layer({ adminKey: config.adminKey, announce: announceAdminKey })
+  ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layerConfig))
+  const services = Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess)).pipe(
+    Layer.provideMerge(storage)
+  )
+  return NodeEdge.layer(
     { host: config.host, port: config.port, gracefulShutdownMs: config.shutdownGraceSeconds * 1000 },
     { node: Routes.nodeRoutes({ maxBodyBytes: config.maxBodyBytes }), router: Routes.routerRoutes }
   ).pipe(
-    Layer.provide([
-      AdminKeyBootstrap.layer({ adminKey: config.adminKey, dataDir: config.dataDir, announce: announceAdminKey }),
-      pipelineLayer
-    ])
+    // built before the server listens: node:http accepts connections as soon as it listens
+    Layer.provide(services),
+    Layer.provide(Layer.effectDiscard(secretRequired(config)))
   )
+}

@@ -8,6 +8,8 @@ export const ServerConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8787)),
   dataDir: Config.String("GATEWAY_DATA_DIR").pipe(Config.withDefault("./.switchyard")),
   adminKey: Config.Redacted("GATEWAY_ADMIN_KEY").pipe(Config.option),
+  secret: Config.Redacted("GATEWAY_SECRET").pipe(Config.option),
+  databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
   maxBodyBytes: Config.Int("GATEWAY_MAX_BODY").pipe(Config.withDefault(10 * 1024 * 1024)),
   shutdownGraceSeconds: Config.Int("GATEWAY_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(30))
 })

@@ -42,19 +42,19 @@ describe("server lifecycle", () => {
 
   it("creates an admin key at first start, prints it once, and keeps only its hash", async () => {
     const first = await GatewayProcess.start({ GATEWAY_ADMIN_KEY: undefined })
-    const printed = /\n {2}(sy-admin-\S+)\n/.exec(first.output())?.[1]
+    const printed = /\n {2}(sy-\S+)\n/.exec(first.output())?.[1]
     expect(printed).toBeDefined()
     const key = printed ?? ""
     expect((await chat(first, key)).status).toBe(200)
-    expect((await chat(first, "sy-admin-wrong")).status).toBe(401)
+    expect((await chat(first, "sy-wrong")).status).toBe(401)
     await first.stop()
     const { readFile } = await import("node:fs/promises")
-    const stored = await readFile(`${first.dataDir}/admin-key.sha256`, "utf8")
-    expect(stored).not.toContain(key)
+    const database = await readFile(`${first.dataDir}/switchyard.db`)
+    expect(database.includes(Buffer.from(key))).toBe(false)
 
     const second = await GatewayProcess.start({ GATEWAY_ADMIN_KEY: undefined, GATEWAY_DATA_DIR: first.dataDir })
     try {
-      expect(second.output()).not.toContain("sy-admin-")
+      expect(second.output()).not.toContain("admin key was created")
       expect((await chat(second, key)).status).toBe(200)
     } finally {
       await second.stop()

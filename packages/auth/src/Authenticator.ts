@@ -1,16 +1,35 @@
 /**
- * Who is calling: turns the `x-gateway-api-key` credential into a Principal. The first layer
- * knows one key, the admin key; stored keys and JWT verification plug in as further layers.
+ * Who is calling: turns the `x-gateway-api-key` credential into a Principal. A JWT goes to the
+ * JWT verifier; anything else is the admin key of `GATEWAY_ADMIN_KEY` or a stored API key.
  */
 import { GatewayError, type Principal } from "@switchyard/core"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { hash, timingSafeEqual } from "node:crypto"
+import { ApiKeys } from "./ApiKeys.ts"
+import * as JwtVerifier from "./JwtVerifier.ts"
 
 export class Authenticator extends Context.Service<Authenticator, {
   readonly authenticate: (
     credential: string | undefined
-  ) => Effect.Effect<Principal.Principal, GatewayError.Unauthorized>
-}>()("@switchyard/auth/Authenticator") {}
+  ) => Effect.Effect<Principal.Principal, GatewayError.Unauthorized | GatewayError.InternalError>
+}>()("@switchyard/auth/Authenticator") {
+  /** The admin key (when configured), stored API keys, and JWTs. */
+  static readonly layer = (options: {
+    readonly adminKey: Option.Option<Redacted.Redacted<string>>
+  }): Layer.Layer<Authenticator, never, ApiKeys | JwtVerifier.JwtVerifier> =>
+    Layer.effect(
+      Authenticator,
+      Effect.gen(function*() {
+        const apiKeys = yield* ApiKeys
+        const jwt = yield* JwtVerifier.JwtVerifier
+        return make({ adminKey: options.adminKey, apiKeys, jwt })
+      })
+    )
+
+  /** Only the given admin key: for embedding the pipeline without storage. */
+  static readonly layerAdminKey = (adminKey: Redacted.Redacted<string>): Layer.Layer<Authenticator> =>
+    Layer.succeed(Authenticator, make({ adminKey: Option.some(adminKey) }))
+}
 
 /** The workspace of the admin key and of everything created before workspaces are assigned. */
 export const DEFAULT_WORKSPACE_ID = "00000000-0000-4000-8000-000000000000"
@@ -21,24 +40,31 @@ export const adminPrincipal: Principal.Principal = {
   scopes: new Set(["admin"])
 }
 
-/** SHA-256 of a key: the keys are high-entropy secrets, so a fast hash cannot be reversed. */
-export const hashKey = (key: string): Buffer => hash("sha256", key, "buffer")
+const digest = (key: string): Buffer => hash("sha256", key, "buffer")
 
 const missing = new GatewayError.Unauthorized({ message: "x-gateway-api-key: missing" })
 const rejected = new GatewayError.Unauthorized({ message: "x-gateway-api-key: not a valid key" })
 
-/** Accepts exactly the key whose SHA-256 is `adminKeyHash`, compared in constant time. */
-export const fromAdminKeyHash = (adminKeyHash: Buffer) =>
-  Authenticator.of({
+export const make = (options: {
+  readonly adminKey: Option.Option<Redacted.Redacted<string>>
+  readonly apiKeys?: ApiKeys["Service"] | undefined
+  readonly jwt?: JwtVerifier.JwtVerifier["Service"] | undefined
+}): Authenticator["Service"] => {
+  const adminDigest = Option.map(options.adminKey, (key) => digest(Redacted.value(key)))
+  const { apiKeys, jwt } = options
+  return Authenticator.of({
     authenticate: (credential) => {
       if (credential === undefined || credential === "") return Effect.fail(missing)
-      const presented = hashKey(credential)
-      return presented.length === adminKeyHash.length && timingSafeEqual(presented, adminKeyHash)
-        ? Effect.succeed(adminPrincipal)
-        : Effect.fail(rejected)
+      if (jwt !== undefined && JwtVerifier.looksLikeJwt(credential)) return jwt.verify(credential)
+      // compared in constant time, on digests of equal length
+      if (Option.isSome(adminDigest) && timingSafeEqual(digest(credential), adminDigest.value)) {
+        return Effect.succeed(adminPrincipal)
+      }
+      if (apiKeys === undefined) return Effect.fail(rejected)
+      return Effect.flatMap(
+        apiKeys.verify(credential),
+        (found) => Option.match(found, { onNone: () => Effect.fail(rejected), onSome: Effect.succeed })
+      )
     }
   })
-
-/** An authenticator that knows only the given admin key. */
-export const layerAdminKey = (adminKey: Redacted.Redacted<string>): Layer.Layer<Authenticator> =>
-  Layer.succeed(Authenticator, fromAdminKeyHash(hashKey(Redacted.value(adminKey))))
+}

@@ -8,7 +8,7 @@ import { compose, type Dispatch } from "./Dispatch.ts"
 import { InvalidRequest } from "./GatewayError.ts"
 import { withBody } from "./GatewayRequest.ts"
 import { withHeaders } from "./GatewayResponse.ts"
-import { LeastRecentlyUsed } from "./internal/LeastRecentlyUsed.ts"
+import { LeastRecentlyUsed } from "./LeastRecentlyUsed.ts"
 import { dispatchFor, type ProviderRegistry } from "./ProviderRegistry.ts"
 import type { ProviderTarget } from "./ProviderTarget.ts"
 import { type CompiledTarget, Strategies } from "./Strategy.ts"
@@ -18,6 +18,9 @@ import { TargetMiddleware } from "./TargetMiddleware.ts"
 export const PROVIDER_HEADER = "x-gateway-provider"
 /** Response header naming the path of the target that answered. */
 export const OPTION_INDEX_HEADER = "x-gateway-last-used-option-index"
+
+/** The provider name under which stored credentials (`@slug`, virtual keys) are resolved. */
+export const STORED_PROVIDER = "@"
 
 /** Compiles a tree; `path` is the root's name in messages and headers. */
 export const compile = (
@@ -53,7 +56,8 @@ const compileNode = (
 }
 
 const compileLeaf = (node: ConfigNode, path: string): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> => {
-  const provider = node.provider
+  // a leaf named by a virtual key goes to the stored-credentials adapter, like an `@slug`
+  const provider = node.provider ?? (node.virtual_key === undefined ? undefined : STORED_PROVIDER)
   if (provider === undefined) {
     return Effect.fail(
       new InvalidRequest({

@@ -49,7 +49,11 @@ export class Gateway extends Context.Service<Gateway, {
             const headers = input.context.headers
             yield* validate(input.endpoint, input.body)
             const model = typeof input.body.model === "string" ? input.body.model : undefined
-            const selection = yield* ProviderSelection.selectWith(selectors, { headers, model })
+            const selection = yield* ProviderSelection.selectWith(selectors, {
+              headers,
+              model,
+              workspaceId: input.context.principal.workspaceId
+            })
             const dispatch = yield* compiler.dispatch(selection.key, selection.config)
             return yield* dispatch({
               endpoint: input.endpoint,

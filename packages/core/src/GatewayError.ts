@@ -30,6 +30,11 @@ export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly message:
 /** 404: no such route, or no such object in the caller's workspace. */
 export class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
 
+/** 409: the object conflicts with one that exists (a slug already taken). */
+export class Conflict
+  extends Data.TaggedError("Conflict")<{ readonly message: string; readonly param: string | null }>
+{}
+
 /** 408: the upstream did not answer within the request timeout. */
 export class UpstreamTimeout extends Data.TaggedError("UpstreamTimeout")<{
   readonly provider: string
@@ -64,6 +69,7 @@ export type GatewayError =
   | Unauthorized
   | Forbidden
   | NotFound
+  | Conflict
   | UpstreamTimeout
   | PayloadTooLarge
   | UpstreamStatus
@@ -116,6 +122,8 @@ const statusAndBody = (error: Exclude<GatewayError, UpstreamStatus>): Omit<HttpF
       return { status: 403, body: envelope(error.message, "permission_error", null, "insufficient_scope") }
     case "NotFound":
       return { status: 404, body: envelope(error.message, "not_found_error", null, "not_found") }
+    case "Conflict":
+      return { status: 409, body: envelope(error.message, "conflict_error", error.param, "conflict") }
     case "UpstreamTimeout":
       return {
         status: 408,

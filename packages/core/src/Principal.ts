@@ -3,19 +3,22 @@
  */
 
 /** The scopes of extensions.md; `admin` implies every other. */
-export type Scope =
-  | "admin"
-  | "completions"
-  | "prompts.read"
-  | "prompts.write"
-  | "assistants"
-  | "files"
-  | "batches"
-  | "policies.read"
-  | "policies.write"
-  | "configs"
-  | "keys"
-  | "logs.read"
+export const scopes = [
+  "admin",
+  "completions",
+  "prompts.read",
+  "prompts.write",
+  "assistants",
+  "files",
+  "batches",
+  "policies.read",
+  "policies.write",
+  "configs",
+  "keys",
+  "logs.read"
+] as const
+
+export type Scope = (typeof scopes)[number]
 
 export interface Principal {
   /** The API key's id (never its secret), or the JWT subject. */

@@ -8,7 +8,7 @@ import { InvalidRequest } from "./GatewayError.ts"
 import type { ProviderTarget } from "./ProviderTarget.ts"
 
 export interface ProviderAdapter {
-  /** Short provider names this adapter serves (`openai`, `groq`, …). */
+  /** Short provider names this adapter serves (`openai`, `groq`, …); "@" serves every `@slug`. */
   readonly names: ReadonlyArray<string>
   /** Checks a target's credentials once, at compile time, and builds its Dispatch. */
   readonly make: (target: ProviderTarget) => Effect.Effect<Dispatch, InvalidRequest>
@@ -23,7 +23,8 @@ export class ProviderRegistry extends Context.Service<ProviderRegistry, {
     const byName = new Map<string, ProviderAdapter>()
     for (const adapter of adapters) for (const name of adapter.names) byName.set(name, adapter)
     return ProviderRegistry.of({
-      find: (name) => Option.fromUndefinedOr(byName.get(name)),
+      // names of stored credentials (`@slug`) all go to the adapter registered as "@"
+      find: (name) => Option.fromUndefinedOr(byName.get(name) ?? (name.startsWith("@") ? byName.get("@") : undefined)),
       names: [...byName.keys()].sort()
     })
   }

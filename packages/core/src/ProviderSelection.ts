@@ -13,6 +13,8 @@ import { Headers } from "./RequestContext.ts"
 export interface SelectionInput {
   /** Incoming headers, lower-case names. */
   readonly headers: Readonly<Record<string, string>>
+  /** The caller's workspace: stored objects are looked up there only. */
+  readonly workspaceId: string
   /** The body's `model`, when it has one. */
   readonly model: string | undefined
 }
@@ -57,12 +59,19 @@ export const configHeader: Selector = {
   }
 }
 
-/** `x-gateway-provider` with a short provider name, `Authorization` and `x-gateway-custom-host`. */
+/**
+ * `x-gateway-provider` with a short provider name, `Authorization` and `x-gateway-custom-host`; or
+ * an integration `@slug`, whose stored credentials the stored-credentials adapter supplies.
+ */
 export const providerHeader: Selector = {
   name: Headers.provider,
   select: ({ headers }) => {
     const provider = headers[Headers.provider]
-    if (provider === undefined || provider === "" || provider.startsWith("@")) return Effect.succeed(Option.none())
+    if (provider === undefined || provider === "") return Effect.succeed(Option.none())
+    if (provider.startsWith("@")) {
+      // the integration's own credentials are used: a caller's Authorization never mixes in
+      return Effect.succeed(Option.some({ key: `provider:${provider}`, config: Effect.succeed({ provider }) }))
+    }
     const apiKey = bearerToken(headers.authorization)
     const customHost = headers[Headers.customHost]
     const node: ConfigNode = {

@@ -3,7 +3,7 @@ import { type ConfigNode, GatewayError, ProviderSelection } from "@switchyard/co
 import { Effect, Option } from "effect"
 
 const select = (headers: Readonly<Record<string, string>>, model?: string) =>
-  ProviderSelection.select({ headers, model })
+  ProviderSelection.select({ headers, model, workspaceId: "ws-1" })
 
 /** The selection's key and the config it loads. */
 const resolve = (headers: Readonly<Record<string, string>>, model?: string) =>
@@ -240,20 +240,23 @@ describe("ProviderSelection.select", () => {
 })
 
 describe("ProviderSelection.providerHeader", () => {
-  it.effect("leaves an @slug provider to the integration selector", () =>
+  it.effect("selects an @slug provider without the caller's Authorization", () =>
     Effect.gen(function*() {
       const found = yield* ProviderSelection.providerHeader.select({
         headers: { "x-gateway-provider": "@team-openai", authorization: "Bearer sk" },
-        model: undefined
+        model: undefined,
+        workspaceId: "ws-1"
       })
-      assert.isTrue(Option.isNone(found))
+      assert.isTrue(Option.isSome(found))
+      if (Option.isSome(found)) assert.deepStrictEqual(yield* found.value.config, { provider: "@team-openai" })
     }))
 
   it.effect("selects nothing for an empty x-gateway-provider", () =>
     Effect.gen(function*() {
       const found = yield* ProviderSelection.providerHeader.select({
         headers: { "x-gateway-provider": "" },
-        model: undefined
+        model: undefined,
+        workspaceId: "ws-1"
       })
       assert.isTrue(Option.isNone(found))
     }))

@@ -16,7 +16,7 @@ export interface InferenceRouteOptions {
 }
 
 /** The handler of one inference endpoint, with its services taken once at build time. */
-export const make = (endpoint: Endpoint.Endpoint, options: InferenceRouteOptions) =>
+export const make = (endpoint: Endpoint.Endpoint, scope: Principal.Scope, options: InferenceRouteOptions) =>
   Effect.gen(function*() {
     const authenticator = yield* Authenticator.Authenticator
     const gateway = yield* Gateway.Gateway
@@ -25,8 +25,8 @@ export const make = (endpoint: Endpoint.Endpoint, options: InferenceRouteOptions
       const traceId = RequestContext.traceIdOf(headers)
       return Effect.gen(function*() {
         const principal = yield* authenticator.authenticate(headers[RequestContext.Headers.apiKey])
-        if (!Principal.hasScope(principal, "completions")) {
-          return yield* new GatewayError.Forbidden({ message: "this key lacks the scope \"completions\"" })
+        if (!Principal.hasScope(principal, scope)) {
+          return yield* new GatewayError.Forbidden({ message: `this key lacks the scope "${scope}"` })
         }
         const body = yield* readJsonObject(request, options.maxBodyBytes)
         const context = yield* RequestContext.make({ traceId, headers, principal, receivedAt: Date.now() })

@@ -23,6 +23,14 @@ export class LeastRecentlyUsed<K, V> {
     return value
   }
 
+  delete(key: K): void {
+    this.#entries.delete(key)
+  }
+
+  clear(): void {
+    this.#entries.clear()
+  }
+
   set(key: K, value: V): void {
     this.#entries.delete(key)
     this.#entries.set(key, value)

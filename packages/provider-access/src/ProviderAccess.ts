@@ -1,0 +1,42 @@
+/**
+ * Everything stored provider access adds to the pipeline, as one layer over the base registry of
+ * provider adapters: the repositories, the registry extended with the stored-credentials adapter,
+ * and the selectors in their order.
+ */
+import type { ServerSecret } from "@switchyard/auth"
+import { ProviderRegistry, type ProviderSelection } from "@switchyard/core"
+import { Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
+import { Integrations } from "./Integrations.ts"
+import { StoredConfigs } from "./StoredConfigs.ts"
+import * as StoredProviderAdapter from "./StoredProviderAdapter.ts"
+import * as StoredSelectors from "./StoredSelectors.ts"
+import { VirtualKeys } from "./VirtualKeys.ts"
+
+export const repositories = Layer.mergeAll(Integrations.layer, VirtualKeys.layer, StoredConfigs.layer)
+
+/**
+ * The registry of `base`'s adapters plus `@slug` and virtual keys, and the selectors that find
+ * stored configs, integrations and virtual keys.
+ */
+export const layer = (
+  base: ReadonlyArray<ProviderRegistry.ProviderAdapter>
+): Layer.Layer<
+  ProviderRegistry.ProviderRegistry | Integrations | VirtualKeys | StoredConfigs,
+  never,
+  SqlClient.SqlClient | ServerSecret.ServerSecret
+> => {
+  const registry = Layer.effect(
+    ProviderRegistry.ProviderRegistry,
+    Effect.gen(function*() {
+      const baseRegistry = ProviderRegistry.ProviderRegistry.fromAdapters(base)
+      const stored = StoredProviderAdapter.make(baseRegistry, yield* Integrations, yield* VirtualKeys)
+      return ProviderRegistry.ProviderRegistry.fromAdapters([...base, stored])
+    })
+  )
+  return Layer.provideMerge(registry, repositories)
+}
+
+/** The selectors of extensions.md in order, for `ProviderSelection.Selectors`. */
+export const selectors: Effect.Effect<ReadonlyArray<ProviderSelection.Selector>, never, StoredConfigs> = StoredConfigs
+  .useSync(StoredSelectors.all)

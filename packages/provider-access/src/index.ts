@@ -1,0 +1,7 @@
+export * as Integrations from "./Integrations.ts"
+export * as ProviderAccess from "./ProviderAccess.ts"
+export * as StoredConfigs from "./StoredConfigs.ts"
+export * as StoredCredentials from "./StoredCredentials.ts"
+export * as StoredProviderAdapter from "./StoredProviderAdapter.ts"
+export * as StoredSelectors from "./StoredSelectors.ts"
+export * as VirtualKeys from "./VirtualKeys.ts"

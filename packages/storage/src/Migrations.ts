@@ -1,0 +1,124 @@
+/**
+ * The gateway's schema, as migrations that run at start-up on SQLite and on Postgres alike.
+ * Each runs once: the ids applied are recorded in `switchyard_migrations`. All pending migrations
+ * run in one transaction, so one that fails leaves the database as it was.
+ *
+ * Append-only: a new migration takes the next id; an applied one is never edited. Columns stay
+ * portable: TEXT (ids, JSON), INTEGER, BIGINT (unix seconds).
+ *
+ * @example
+ * ```ts
+ * import { Migrations, SqliteClient } from "@switchyard/storage"
+ * import { Effect } from "effect"
+ *
+ * // [[1, "create_workspaces"], [2, "create_api_keys"], …] the first time, [] after
+ * const applied = Migrations.run.pipe(Effect.provide(SqliteClient.layer({ filename: ":memory:" })))
+ * ```
+ */
+import { Clock, Effect, Layer } from "effect"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
+
+/** The table that records which migrations ran. */
+export const table = "switchyard_migrations"
+
+/** The workspace of the admin key and of everything created before workspaces are assigned. */
+export const DEFAULT_WORKSPACE_ID = "00000000-0000-4000-8000-000000000000"
+
+const createWorkspaces = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE workspaces (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  )`
+  const createdAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+  yield* sql`INSERT INTO workspaces ${sql.insert({ id: DEFAULT_WORKSPACE_ID, name: "Default", created_at: createdAt })}`
+})
+
+const createApiKeys = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    name TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    key_prefix TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NULL,
+    revoked_at BIGINT NULL,
+    last_used_at BIGINT NULL
+  )`
+  yield* sql`CREATE INDEX api_keys_workspace_id ON api_keys (workspace_id)`
+})
+
+const createIntegrations = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE integrations (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    slug TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    name TEXT NULL,
+    credentials TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    deleted_at BIGINT NULL,
+    UNIQUE (workspace_id, slug)
+  )`
+})
+
+const createVirtualKeys = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE virtual_keys (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    name TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    key_prefix TEXT NOT NULL,
+    credentials TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    deleted_at BIGINT NULL
+  )`
+  yield* sql`CREATE INDEX virtual_keys_workspace_id ON virtual_keys (workspace_id)`
+})
+
+const createConfigs = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE configs (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    name TEXT NOT NULL,
+    config TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    deleted_at BIGINT NULL
+  )`
+  yield* sql`CREATE INDEX configs_workspace_id ON configs (workspace_id)`
+})
+
+/** Every migration, keyed `<id>_<name>`; ids only grow. */
+export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
+  "0001_create_workspaces": createWorkspaces,
+  "0002_create_api_keys": createApiKeys,
+  "0003_create_integrations": createIntegrations,
+  "0004_create_virtual_keys": createVirtualKeys,
+  "0005_create_configs": createConfigs
+}
+
+const runMigrator = Migrator.make({})
+
+/** Applies the pending migrations and returns the `[id, name]` of each one it ran. */
+export const run: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient
+> = runMigrator({ loader: Migrator.fromRecord(migrations), table })
+
+/** Runs the pending migrations while the layer is built. */
+export const layer: Layer.Layer<never, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> = Layer
+  .effectDiscard(run)

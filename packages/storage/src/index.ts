@@ -1,0 +1,4 @@
+export * as Database from "./Database.ts"
+export * as Migrations from "./Migrations.ts"
+export * as SqliteClient from "./SqliteClient.ts"
+export * as TestDatabase from "./TestDatabase.ts"
