@@ -7,7 +7,7 @@ import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
 import { createHmac, randomBytes } from "node:crypto"
 import { ServerSecret } from "./ServerSecret.ts"
-import { NullableTimestamp, Timestamp } from "./StoredRow.ts"
+import { ensureWorkspace, NullableTimestamp, Timestamp } from "./StoredRow.ts"
 
 export const ScopeSchema = Schema.Literals(Principal.scopes)
 
@@ -111,7 +111,12 @@ export class ApiKeys extends Context.Service<ApiKeys, {
               revoked_at: null,
               last_used_at: null
             }
-            yield* sql`INSERT INTO api_keys ${sql.insert(row)}`
+            yield* sql.withTransaction(
+              Effect.andThen(
+                ensureWorkspace(sql, input.workspace_id, now),
+                sql`INSERT INTO api_keys ${sql.insert(row)}`
+              )
+            )
             const created: CreatedApiKey = {
               ...toApiKey({ ...row, scopes: [...new Set(input.scopes)] }),
               key

@@ -3,7 +3,7 @@
  * `x-gateway-provider` or in the model, `@slug/model`). Credentials are sealed at rest and never
  * returned; a listing shows the non-secret fields and a hint of each secret.
  */
-import { ApiKeys, ServerSecret } from "@switchyard/auth"
+import { ApiKeys, ServerSecret, StoredRow } from "@switchyard/auth"
 import { GatewayError } from "@switchyard/core"
 import type { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
@@ -122,7 +122,12 @@ export class Integrations extends Context.Service<Integrations, {
                 updated_at: now,
                 deleted_at: null
               }
-              yield* sql`INSERT INTO integrations ${sql.insert(row)}`.pipe(internal)
+              yield* sql.withTransaction(
+                Effect.andThen(
+                  StoredRow.ensureWorkspace(sql, workspaceId, now),
+                  sql`INSERT INTO integrations ${sql.insert(row)}`
+                )
+              ).pipe(internal)
               resolved.invalidate(`${workspaceId}\n${body.slug}`)
               return toIntegration({ ...row, settings: visibleSettings(credentials) })
             }),

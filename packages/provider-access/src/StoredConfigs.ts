@@ -3,7 +3,7 @@
  * a header config when saved, selected by its id in `x-gateway-config`. Each save bumps its
  * version, which keys the compiled Dispatch.
  */
-import { ApiKeys } from "@switchyard/auth"
+import { ApiKeys, StoredRow } from "@switchyard/auth"
 import { GatewayError } from "@switchyard/core"
 import { GatewayConfig, type StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
@@ -92,7 +92,12 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
               updated_at: at,
               deleted_at: null
             }
-            yield* sql`INSERT INTO configs ${sql.insert(row)}`.pipe(internal)
+            yield* sql.withTransaction(
+              Effect.andThen(
+                StoredRow.ensureWorkspace(sql, workspaceId, at),
+                sql`INSERT INTO configs ${sql.insert(row)}`
+              )
+            ).pipe(internal)
             return toStoredConfig({ ...row, config: body.config })
           }),
         list: (workspaceId) =>

@@ -3,7 +3,7 @@
  * provider credentials. The token is shown once at creation and kept only as a keyed hash, like
  * an API key; the credentials behind it are sealed.
  */
-import { ApiKeys, ServerSecret } from "@switchyard/auth"
+import { ApiKeys, ServerSecret, StoredRow } from "@switchyard/auth"
 import { GatewayError } from "@switchyard/core"
 import type { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
@@ -100,7 +100,12 @@ export class VirtualKeys extends Context.Service<VirtualKeys, {
                 created_at: now,
                 deleted_at: null
               }
-              yield* sql`INSERT INTO virtual_keys ${sql.insert(row)}`.pipe(internal)
+              yield* sql.withTransaction(
+                Effect.andThen(
+                  StoredRow.ensureWorkspace(sql, workspaceId, now),
+                  sql`INSERT INTO virtual_keys ${sql.insert(row)}`
+                )
+              ).pipe(internal)
               const created: CreatedVirtualKey = {
                 ...toVirtualKey({ ...row, settings: visibleSettings(credentials) }),
                 key
