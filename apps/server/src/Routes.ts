@@ -47,7 +47,7 @@ export type Route =
 
 export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/health", scope: null, public: HealthRoute.response },
-  { method: "GET", path: "/v1/openapi.json", scope: null, public: OpenApiRoute.document },
+  { method: "GET", path: "/v1/openapi.json", scope: null, public: OpenApiRoute.document(() => table) },
   { method: "GET", path: "/docs", scope: null, public: OpenApiRoute.docsPage },
   { method: "POST", path: "/v1/chat/completions", scope: "completions", inference: "chat.completions" },
   { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },

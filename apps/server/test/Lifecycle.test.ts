@@ -30,8 +30,17 @@ describe("server lifecycle", () => {
       const openapi = await json(await fetch(`${gateway.baseUrl}/v1/openapi.json`))
       expect(openapi.openapi).toBe("3.1.0")
       expect(Object.keys(openapi.paths)).toEqual(
-        expect.arrayContaining(["/v1/chat/completions", "/v1/completions", "/v1/embeddings"])
+        expect.arrayContaining([
+          "/v1/chat/completions",
+          "/v1/completions",
+          "/v1/embeddings",
+          "/v1/api-keys",
+          "/v1/integrations/{id}",
+          "/v1/configs/{id}"
+        ])
       )
+      expect(openapi.paths["/v1/configs/{id}"].put.description).toContain("configs")
+      expect(openapi.components.schemas.CreateIntegration.properties.slug).toBeDefined()
       expect(openapi.components.schemas.ChatCompletionRequest.properties.messages).toBeDefined()
       const docs = await fetch(`${gateway.baseUrl}/docs`)
       expect(docs.headers.get("content-type")).toContain("text/html")

@@ -7,7 +7,8 @@ import {
   ChatCompletionRequest,
   CompletionRequest,
   EmbeddingRequest,
-  GatewayConfig
+  GatewayConfig,
+  StoredObjectRequests
 } from "@switchyard/protocol"
 import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -76,35 +77,82 @@ const inference = (summary: string, requestSchema: string, streams: boolean) => 
   }
 })
 
+/** What the document needs to know of a route. */
+export interface DocumentedRoute {
+  readonly method: string
+  readonly path: string
+  readonly scope: string | null
+}
+
+/** Request bodies by `METHOD path`; inference routes stream, the others answer JSON. */
+const requestBodies: Readonly<Record<string, { readonly schema: string; readonly streams?: boolean }>> = {
+  "POST /v1/chat/completions": { schema: "ChatCompletionRequest", streams: true },
+  "POST /v1/completions": { schema: "CompletionRequest", streams: true },
+  "POST /v1/embeddings": { schema: "EmbeddingRequest" },
+  "POST /v1/api-keys": { schema: "CreateApiKey" },
+  "POST /v1/integrations": { schema: "CreateIntegration" },
+  "POST /v1/virtual-keys": { schema: "CreateVirtualKey" },
+  "POST /v1/configs": { schema: "CreateConfig" },
+  "PUT /v1/configs/:id": { schema: "UpdateConfig" }
+}
+
+const operation = (route: DocumentedRoute) => {
+  const body = requestBodies[`${route.method} ${route.path}`]
+  if (body?.streams !== undefined) return inference(`${route.method} ${route.path}`, body.schema, body.streams)
+  return {
+    summary: `${route.method} ${route.path}`,
+    description: route.scope === null ? "No authentication." : `Needs the scope \`${route.scope}\`.`,
+    parameters: route.scope === null ? [] : [gatewayHeaders[0]],
+    ...(body === undefined
+      ? {}
+      : {
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${body.schema}` } } }
+        }
+      }),
+    responses: { "200": { description: "The object, or a list of them" }, ...errors }
+  }
+}
+
 /** Built on the first request: generating the schemas costs memory a server may never need. */
-const openApiDocument = () => ({
-  openapi: "3.1.0",
-  info: {
-    title: "Switchyard",
-    version: "0.1.0",
-    description: "One OpenAI-compatible endpoint in front of every model provider."
-  },
-  paths: {
-    "/v1/chat/completions": inference("Chat completion", "ChatCompletionRequest", true),
-    "/v1/completions": inference("Text completion", "CompletionRequest", true),
-    "/v1/embeddings": inference("Embeddings", "EmbeddingRequest", false),
-    "/health": { get: { summary: "Liveness", responses: { "200": { description: "`{\"status\":\"ok\"}`" } } } }
-  },
-  components: {
-    schemas: {
-      ChatCompletionRequest: jsonSchemaOf(ChatCompletionRequest.ChatCompletionRequest),
-      ChatCompletion: jsonSchemaOf(ChatCompletion.ChatCompletion),
-      CompletionRequest: jsonSchemaOf(CompletionRequest.CompletionRequest),
-      EmbeddingRequest: jsonSchemaOf(EmbeddingRequest.EmbeddingRequest),
-      GatewayConfig: jsonSchemaOf(GatewayConfig.GatewayConfig),
-      Error: errorSchema
+const openApiDocument = (routes: ReadonlyArray<DocumentedRoute>) => {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const route of routes) {
+    const path = route.path.replace(/:([a-z_]+)/g, "{$1}")
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) }
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Switchyard",
+      version: "0.1.0",
+      description: "One OpenAI-compatible endpoint in front of every model provider."
+    },
+    paths,
+    components: {
+      schemas: {
+        ChatCompletionRequest: jsonSchemaOf(ChatCompletionRequest.ChatCompletionRequest),
+        ChatCompletion: jsonSchemaOf(ChatCompletion.ChatCompletion),
+        CompletionRequest: jsonSchemaOf(CompletionRequest.CompletionRequest),
+        EmbeddingRequest: jsonSchemaOf(EmbeddingRequest.EmbeddingRequest),
+        GatewayConfig: jsonSchemaOf(GatewayConfig.GatewayConfig),
+        CreateApiKey: jsonSchemaOf(StoredObjectRequests.CreateApiKey),
+        CreateIntegration: jsonSchemaOf(StoredObjectRequests.CreateIntegration),
+        CreateVirtualKey: jsonSchemaOf(StoredObjectRequests.CreateVirtualKey),
+        CreateConfig: jsonSchemaOf(StoredObjectRequests.CreateConfig),
+        UpdateConfig: jsonSchemaOf(StoredObjectRequests.UpdateConfig),
+        Error: errorSchema
+      }
     }
   }
-})
+}
 
-let built: HttpServerResponse.HttpServerResponse | undefined
-
-export const document = Effect.sync(() => (built ??= HttpServerResponse.jsonUnsafe(openApiDocument())))
+/** The document of the given route table, built once on the first request. */
+export const document = (routes: () => ReadonlyArray<DocumentedRoute>) => {
+  let built: HttpServerResponse.HttpServerResponse | undefined
+  return Effect.sync(() => (built ??= HttpServerResponse.jsonUnsafe(openApiDocument(routes()))))
+}
 
 /** A page that renders the document with no assets of its own beyond the browser. */
 export const docsPage = HttpServerResponse.html(`<!doctype html>
