@@ -39,6 +39,7 @@ export class Conflict
 export class UpstreamTimeout extends Data.TaggedError("UpstreamTimeout")<{
   readonly provider: string
   readonly timeoutMs: number
+  readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
 }> {}
 
 /** 413: the request body is larger than the configured limit. */
@@ -53,12 +54,20 @@ export class UpstreamStatus extends Data.TaggedError("UpstreamStatus")<{
   readonly status: number
   readonly body: unknown
   readonly headers: Readonly<Record<string, string>>
+  readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
 }> {}
 
 /** 502: the provider could not be reached, or its answer could not be read. */
 export class UpstreamUnreachable extends Data.TaggedError("UpstreamUnreachable")<{
   readonly provider: string
   readonly message: string
+  readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
+}> {}
+
+/** 503: every target that could answer has its circuit open. */
+export class TargetsUnavailable extends Data.TaggedError("TargetsUnavailable")<{
+  readonly message: string
+  readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
 }> {}
 
 /** 500: a fault of the gateway itself. The message is logged, never shown in detail. */
@@ -74,6 +83,7 @@ export type GatewayError =
   | PayloadTooLarge
   | UpstreamStatus
   | UpstreamUnreachable
+  | TargetsUnavailable
   | InternalError
 
 /** What an error answers over HTTP. */
@@ -106,11 +116,56 @@ const envelope = (
   error: { message, type, param, code }
 })
 
+/** Errors of calls to providers: routing, retry and the breaker decide on them. */
+export type UpstreamFailure = UpstreamStatus | UpstreamUnreachable | UpstreamTimeout | TargetsUnavailable
+
+export const isUpstreamFailure = (error: GatewayError): error is UpstreamFailure =>
+  error._tag === "UpstreamStatus" || error._tag === "UpstreamUnreachable" || error._tag === "UpstreamTimeout" ||
+  error._tag === "TargetsUnavailable"
+
+/** The status an upstream failure answers with; undefined for the gateway's own errors (bad input…). */
+export const upstreamStatusOf = (error: GatewayError): number | undefined => {
+  switch (error._tag) {
+    case "UpstreamStatus":
+      return error.status
+    case "UpstreamUnreachable":
+      return 502
+    case "UpstreamTimeout":
+      return 408
+    case "TargetsUnavailable":
+      return 503
+    default:
+      return undefined
+  }
+}
+
+/** The same upstream failure, carrying more of the gateway's own response headers (later ones win). */
+export const withGatewayHeaders = (error: GatewayError, headers: Readonly<Record<string, string>>): GatewayError => {
+  switch (error._tag) {
+    case "UpstreamStatus":
+      return new UpstreamStatus({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
+    case "UpstreamUnreachable":
+      return new UpstreamUnreachable({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
+    case "UpstreamTimeout":
+      return new UpstreamTimeout({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
+    case "TargetsUnavailable":
+      return new TargetsUnavailable({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
+    default:
+      return error
+  }
+}
+
 /** The one mapping from a gateway error to an HTTP status, body and headers. */
-export const toHttp = (error: GatewayError): HttpFailure =>
-  error._tag === "UpstreamStatus"
-    ? { status: error.status, body: upstreamBody(error), headers: retryHeaders(error.headers) }
-    : { ...statusAndBody(error), headers: NO_HEADERS }
+export const toHttp = (error: GatewayError): HttpFailure => {
+  const gatewayHeaders = isUpstreamFailure(error) ? error.gatewayHeaders ?? NO_HEADERS : NO_HEADERS
+  return error._tag === "UpstreamStatus"
+    ? {
+      status: error.status,
+      body: upstreamBody(error),
+      headers: { ...retryHeaders(error.headers), ...gatewayHeaders }
+    }
+    : { ...statusAndBody(error), headers: gatewayHeaders }
+}
 
 const statusAndBody = (error: Exclude<GatewayError, UpstreamStatus>): Omit<HttpFailure, "headers"> => {
   switch (error._tag) {
@@ -149,6 +204,8 @@ const statusAndBody = (error: Exclude<GatewayError, UpstreamStatus>): Omit<HttpF
         status: 502,
         body: envelope(`${error.provider}: ${error.message}`, "upstream_error", null, "bad_gateway")
       }
+    case "TargetsUnavailable":
+      return { status: 503, body: envelope(error.message, "upstream_error", null, "targets_unavailable") }
     case "InternalError":
       return { status: 500, body: envelope("internal error", "server_error", null, "internal_error") }
   }

@@ -148,3 +148,48 @@ describe("GatewayError.toHttp", () => {
     })
   })
 })
+
+describe("GatewayError upstream failures", () => {
+  it("answers TargetsUnavailable with 503", () => {
+    const failure = GatewayError.toHttp(new GatewayError.TargetsUnavailable({ message: "every circuit is open" }))
+    assert.strictEqual(failure.status, 503)
+    assert.strictEqual(failure.body.error.code, "targets_unavailable")
+  })
+
+  it("gives the status routing decides on, and none for the gateway's own errors", () => {
+    assert.strictEqual(
+      GatewayError.upstreamStatusOf(
+        new GatewayError.UpstreamStatus({ provider: "p", status: 429, body: {}, headers: {} })
+      ),
+      429
+    )
+    assert.strictEqual(
+      GatewayError.upstreamStatusOf(new GatewayError.UpstreamUnreachable({ provider: "p", message: "x" })),
+      502
+    )
+    assert.strictEqual(
+      GatewayError.upstreamStatusOf(new GatewayError.UpstreamTimeout({ provider: "p", timeoutMs: 5 })),
+      408
+    )
+    assert.isUndefined(GatewayError.upstreamStatusOf(new GatewayError.InvalidRequest({ message: "m", param: null })))
+  })
+
+  it("carries gateway headers on an upstream failure into its answer, later ones winning", () => {
+    const error = GatewayError.withGatewayHeaders(
+      GatewayError.withGatewayHeaders(new GatewayError.UpstreamUnreachable({ provider: "p", message: "x" }), {
+        "x-gateway-retry-attempt-count": "1",
+        "x-gateway-provider": "openai"
+      }),
+      { "x-gateway-retry-attempt-count": "2" }
+    )
+    assert.deepStrictEqual(GatewayError.toHttp(error).headers, {
+      "x-gateway-retry-attempt-count": "2",
+      "x-gateway-provider": "openai"
+    })
+  })
+
+  it("leaves the gateway's own errors without gateway headers", () => {
+    const error = GatewayError.withGatewayHeaders(new GatewayError.NotFound({ message: "m" }), { a: "b" })
+    assert.deepStrictEqual(GatewayError.toHttp(error).headers, {})
+  })
+})
