@@ -25,7 +25,7 @@ export const open = (key: Buffer, sealed: string): Effect.Effect<unknown, Secret
       if (version !== "v1" || iv === undefined || tag === undefined || ciphertext === undefined) {
         throw new SecretBoxError({ message: "not a sealed value" })
       }
-      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
+      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), { authTagLength: 16 })
       decipher.setAuthTag(Buffer.from(tag, "base64url"))
       const plain = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()])
       const value: unknown = JSON.parse(plain.toString("utf8"))

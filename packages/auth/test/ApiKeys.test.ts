@@ -33,7 +33,9 @@ const underSecret = <A, E>(
   use: (apiKeys: ApiKeys.ApiKeys["Service"]) => Effect.Effect<A, E>
 ) =>
   ApiKeys.ApiKeys.use(use).pipe(
-    Effect.provide(Layer.fresh(ApiKeys.ApiKeys.layer).pipe(Layer.provide(ServerSecret.ServerSecret.layerSecret(material))))
+    Effect.provide(
+      Layer.fresh(ApiKeys.ApiKeys.layer).pipe(Layer.provide(ServerSecret.ServerSecret.layerSecret(material)))
+    )
   )
 
 for (const { name, layer: database } of TestDatabase.dialects) {

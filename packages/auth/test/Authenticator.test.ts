@@ -109,7 +109,8 @@ layer(withAdminKey)("Authenticator with an admin key, stored keys and JWTs", (it
   it.effect("a JWT the verifier refuses is its 401, not a stored-key lookup", () =>
     Effect.gen(function*() {
       const calls = yield* jwtCallsDuring(
-        Effect.map(rejection(REJECTED_JWT), (message) => assert.strictEqual(message, "x-gateway-api-key: JWT signature invalid"))
+        Effect.map(rejection(REJECTED_JWT), (message) =>
+          assert.strictEqual(message, "x-gateway-api-key: JWT signature invalid"))
       )
       assert.deepStrictEqual(calls, [REJECTED_JWT])
     }))

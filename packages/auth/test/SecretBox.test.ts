@@ -8,7 +8,9 @@ const credentials = { api_key: "sk-live-0123456789abcdef", cloud2_service_accoun
 
 /** The four dot-separated parts of a sealed value, with `change` applied to the bytes of one of them. */
 const withPart = (sealed: string, index: 1 | 2 | 3, change: (bytes: Buffer) => Buffer): string =>
-  sealed.split(".").map((part, at) => at === index ? change(Buffer.from(part, "base64url")).toString("base64url") : part)
+  sealed.split(".").map((part, at) =>
+    at === index ? change(Buffer.from(part, "base64url")).toString("base64url") : part
+  )
     .join(".")
 
 const flipFirstBit = (bytes: Buffer): Buffer => {
@@ -56,14 +58,20 @@ describe("SecretBox", () => {
   it.effect("refuses a changed authentication tag or IV", () =>
     Effect.gen(function*() {
       const sealed = SecretBox.seal(key, credentials)
-      assert.strictEqual((yield* Effect.flip(SecretBox.open(key, withPart(sealed, 2, flipFirstBit))))._tag, "SecretBoxError")
-      assert.strictEqual((yield* Effect.flip(SecretBox.open(key, withPart(sealed, 1, flipFirstBit))))._tag, "SecretBoxError")
+      assert.strictEqual(
+        (yield* Effect.flip(SecretBox.open(key, withPart(sealed, 2, flipFirstBit))))._tag,
+        "SecretBoxError"
+      )
+      assert.strictEqual(
+        (yield* Effect.flip(SecretBox.open(key, withPart(sealed, 1, flipFirstBit))))._tag,
+        "SecretBoxError"
+      )
     }))
 
   // BUG (src/SecretBox.ts, open: createDecipheriv without { authTagLength: 16 }): Node accepts
   // GCM tags down to 4 bytes, so a 4-byte prefix of the tag opens the value and a forger with write
   // access to the table needs about 2^32 tries instead of 2^128. Flips to passing when fixed.
-  it.effect.fails("refuses a truncated authentication tag", () =>
+  it.effect("refuses a truncated authentication tag", () =>
     Effect.gen(function*() {
       const truncated = withPart(SecretBox.seal(key, credentials), 2, (tag) => tag.subarray(0, 4))
       const opened = yield* Effect.exit(SecretBox.open(key, truncated))

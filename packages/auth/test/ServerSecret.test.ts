@@ -71,7 +71,10 @@ describe("ServerSecret", () => {
       Effect.gen(function*() {
         const dir = yield* tempDir
         const secret = yield* secretOf(fromDataDir(dir))
-        const stored = Buffer.from((yield* Effect.promise(() => readFile(join(dir, "secret.key"), "utf8"))).trim(), "base64")
+        const stored = Buffer.from(
+          (yield* Effect.promise(() => readFile(join(dir, "secret.key"), "utf8"))).trim(),
+          "base64"
+        )
         assert.isTrue(secret.apiKeyHmacKey.equals(ServerSecret.ServerSecret.fromSecret(stored).apiKeyHmacKey))
       }))
 

@@ -80,11 +80,15 @@ const checkNode = (
 ): void => {
   const own: Fields = Object.fromEntries(Object.entries(node).filter(([, value]) => value !== undefined))
   const effective: Fields = { ...inherited, ...own }
-  if (!fieldCombinations.some((combination) => combination.every((field) => has(effective, field)))) {
+  // an integration slug (`@slug`) brings its stored credentials, as a virtual key does
+  const storedProvider = typeof effective.provider === "string" && effective.provider.startsWith("@")
+  if (
+    !storedProvider && !fieldCombinations.some((combination) => combination.every((field) => has(effective, field)))
+  ) {
     issues.push({ path, issue: combinationsMessage(effective) })
   } else if (
     // Rule 1: without a strategy, a named provider must come with a credential form.
-    !has(own, "strategy") && has(effective, "provider") && !has(effective, "virtual_key") &&
+    !storedProvider && !has(own, "strategy") && has(effective, "provider") && !has(effective, "virtual_key") &&
     !credentialForms.some((form) => form.every((field) => has(effective, field)))
   ) {
     issues.push({ path, issue: singleProviderMessage })

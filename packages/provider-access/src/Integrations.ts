@@ -48,6 +48,8 @@ const Row = Schema.Struct({
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 
+const taken = (slug: string) => new GatewayError.Conflict({ message: `slug: "${slug}" is taken`, param: "slug" })
+
 const toIntegration = (row: typeof Row.Type): Integration => ({
   id: row.id,
   object: "integration",
@@ -104,10 +106,6 @@ export class Integrations extends Context.Service<Integrations, {
         return Integrations.of({
           create: (workspaceId, body) =>
             Effect.gen(function*() {
-              const taken = yield* select(sql`workspace_id = ${workspaceId} AND slug = ${body.slug}`).pipe(internal)
-              if (taken.length > 0) {
-                return yield* new GatewayError.Conflict({ message: `slug: "${body.slug}" is taken`, param: "slug" })
-              }
               const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
               const credentials = credentialsOf(body)
               const row = {
@@ -122,12 +120,21 @@ export class Integrations extends Context.Service<Integrations, {
                 updated_at: now,
                 deleted_at: null
               }
-              yield* sql.withTransaction(
+              const inserted = yield* sql.withTransaction(
                 Effect.andThen(
                   StoredRow.ensureWorkspace(sql, workspaceId, now),
                   sql`INSERT INTO integrations ${sql.insert(row)}`
                 )
-              ).pipe(internal)
+              ).pipe(
+                Effect.as(true),
+                // two creates of one slug at once: the database's unique index settles the race
+                Effect.catchIf(
+                  (error) => error.reason._tag === "UniqueViolation",
+                  () => Effect.succeed(false)
+                ),
+                internal
+              )
+              if (!inserted) return yield* taken(body.slug)
               resolved.invalidate(`${workspaceId}\n${body.slug}`)
               return toIntegration({ ...row, settings: visibleSettings(credentials) })
             }),
