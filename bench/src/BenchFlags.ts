@@ -9,6 +9,7 @@ export interface BenchFlags {
   /** Node binary for Portkey; undefined = Node 20.20.2 from npm, cached beside it. */
   readonly portkeyNode: string | undefined
   readonly gatewayStandIn: boolean
+  readonly fallback: boolean
   readonly help: boolean
 }
 
@@ -19,6 +20,7 @@ export const usage = `node bench/src/main.ts [flags]
   --quick                   3 s runs with 1 s warm-up
   --connections <list>      concurrent connections, comma-separated (default 50,1)
   --stream-chunk-delay <ms> gap between the fake's chunks in the streaming check (default 100)
+  --fallback                also measure the gateway through a fallback whose first target is down
   --portkey                 also measure @portkey-ai/gateway (installed under ~/.cache/switchyard-bench)
   --portkey-node <path>     run Portkey on this Node binary instead of the cached Node 20.20.2
   --gateway-stand-in        measure a second bare proxy in the gateway's place (to check the harness)
@@ -34,6 +36,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
       connections: { type: "string", default: "50,1" },
       "stream-chunk-delay": { type: "string", default: "100" },
       portkey: { type: "boolean", default: false },
+      fallback: { type: "boolean", default: false },
       "portkey-node": { type: "string" },
       "gateway-stand-in": { type: "boolean", default: false },
       help: { type: "boolean", default: false }
@@ -47,6 +50,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     portkey: values.portkey,
     portkeyNode: values["portkey-node"],
     gatewayStandIn: values["gateway-stand-in"],
+    fallback: values.fallback,
     help: values.help
   }
 }

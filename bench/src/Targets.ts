@@ -34,3 +34,24 @@ export const portkeyTarget = (server: RunningServer, upstreamBaseUrl: string): T
   },
   pid: server.pid
 })
+
+/**
+ * The gateway through `fallback` whose first target refuses connections (nothing listens on port
+ * 9): what a failing first target adds over a direct call.
+ */
+export const gatewayFallbackTarget = (server: RunningServer, upstreamBaseUrl: string): Target => ({
+  name: "switchyard fallback (1st down)",
+  url: `${server.origin}${chatPath}`,
+  headers: {
+    "content-type": "application/json",
+    "x-gateway-api-key": benchAdminKey,
+    "x-gateway-config": JSON.stringify({
+      strategy: { mode: "fallback" },
+      targets: [
+        { provider: "openai", api_key: "sk-bench", custom_host: "http://127.0.0.1:9/v1" },
+        { provider: "openai", api_key: "sk-bench", custom_host: upstreamBaseUrl }
+      ]
+    })
+  },
+  pid: server.pid
+})

@@ -20,7 +20,7 @@ import {
   startGateway
 } from "./ServerProcesses.ts"
 import { checkStreaming, describeError, type StreamingResult } from "./StreamingCheck.ts"
-import { bareProxyTarget, gatewayTarget, portkeyTarget } from "./Targets.ts"
+import { bareProxyTarget, gatewayFallbackTarget, gatewayTarget, portkeyTarget } from "./Targets.ts"
 
 const flags = parseBenchFlags(process.argv.slice(2))
 if (flags.help) {
@@ -72,6 +72,12 @@ try {
       load: gatewayTarget(gateway, upstreamBaseUrl),
       streaming: async (slowBaseUrl) => gatewayTarget(gateway, slowBaseUrl)
     })
+    if (flags.fallback) {
+      contenders.push({
+        load: gatewayFallbackTarget(gateway, upstreamBaseUrl),
+        streaming: async (slowBaseUrl) => gatewayFallbackTarget(gateway, slowBaseUrl)
+      })
+    }
   } else {
     note(`gateway skipped: ${gatewayEntry} is not built (npx pnpm bench builds it first)`)
   }

@@ -3,9 +3,12 @@
  * storage, identity and stored provider access. Its type proves nothing is missing.
  */
 import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
+import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
 import { ConfigCompiler, Gateway, ProviderSelection } from "@switchyard/core"
 import { ProviderAccess } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
+import { Resilience } from "@switchyard/retry"
+import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
 import { Console, Effect, Layer, Option } from "effect"
 import * as NodeEdge from "./http/NodeEdge.ts"
@@ -23,10 +26,18 @@ const providerAccess = Layer.unwrap(
   UpstreamClient.UpstreamClient.useSync((client) => ProviderAccess.layer(Providers.adapters(client)))
 ).pipe(Layer.provide(UpstreamClient.UpstreamClient.layer()))
 
+/**
+ * Around each leaf's own upstream attempts, outermost first: retry, the circuit breaker (its
+ * store in Redis when `REDIS_URL` is set, so replicas share circuits), the request timeout.
+ */
+const targetMiddleware = Layer.unwrap(
+  Effect.map(CircuitBreakerMiddleware.factory, (breaker) => Resilience.layer([breaker]))
+).pipe(Layer.provide(CircuitBreakerMiddleware.layerFromEnv))
+
 /** The pipeline every inference route runs, with the selectors of extensions.md in order. */
 const pipeline = Gateway.Gateway.layer.pipe(
   Layer.provide(Layer.effect(ProviderSelection.Selectors, ProviderAccess.selectors)),
-  Layer.provide(ConfigCompiler.ConfigCompiler.layer())
+  Layer.provide(ConfigCompiler.ConfigCompiler.layer().pipe(Layer.provide([Routing.layer, targetMiddleware])))
 )
 
 const secretRequired = (config: ServerConfig) =>

@@ -5,7 +5,7 @@
 import { Context, Effect, Layer } from "effect"
 import { type ConfigNode, inherit } from "./ConfigNode.ts"
 import { compose, type Dispatch } from "./Dispatch.ts"
-import { InvalidRequest } from "./GatewayError.ts"
+import { InvalidRequest, withGatewayHeaders } from "./GatewayError.ts"
 import { withBody } from "./GatewayRequest.ts"
 import { withHeaders } from "./GatewayResponse.ts"
 import { LeastRecentlyUsed } from "./LeastRecentlyUsed.ts"
@@ -35,7 +35,10 @@ const compileNode = (
 ): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> => {
   const node = inherit(parent, own)
   if (own.strategy === undefined && own.targets === undefined) return compileLeaf(node, path)
-  const strategy = own.strategy ?? { mode: "single" as const }
+  // a node's own on_status_codes is its fallback's, unless the strategy names its own
+  const strategy = own.strategy === undefined
+    ? { mode: "single" as const }
+    : { ...own.strategy, on_status_codes: own.strategy.on_status_codes ?? own.on_status_codes }
   const targets = own.targets ?? []
   return Effect.gen(function*() {
     const compiled: Array<CompiledTarget> = []
@@ -83,10 +86,14 @@ const overridden = (dispatch: Dispatch, target: ProviderTarget): Dispatch => {
   return (request) => dispatch(withBody(request, { ...request.body, ...overrides }))
 }
 
-/** Adds the headers that say which provider and which target answered. */
+/** Adds the headers that say which provider and which target answered, or failed. */
 const labelled = (dispatch: Dispatch, provider: string, path: string): Dispatch => {
   const headers = { [PROVIDER_HEADER]: provider, [OPTION_INDEX_HEADER]: path }
-  return (request) => Effect.map(dispatch(request), (response) => withHeaders(response, headers))
+  return (request) =>
+    Effect.mapBoth(dispatch(request), {
+      onSuccess: (response) => withHeaders(response, headers),
+      onFailure: (error) => withGatewayHeaders(error, headers)
+    })
 }
 
 /** Compiled configs by content key; bounded, since keys come from callers. */

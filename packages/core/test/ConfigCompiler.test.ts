@@ -30,6 +30,23 @@ describe("ConfigCompiler.compile", () => {
       assert.strictEqual(fake.received[0]?.body, chatBody)
     }))
 
+  it.effect("labels a leaf's upstream failure with its provider and path too", () =>
+    Effect.gen(function*() {
+      const failing: ProviderRegistry.ProviderAdapter = {
+        names: ["down"],
+        make: () =>
+          Effect.succeed(() =>
+            Effect.fail(new GatewayError.UpstreamUnreachable({ provider: "down", message: "refused" }))
+          )
+      }
+      const dispatch = yield* compileWith([failing], { provider: "down", api_key: "sk" })
+      const error = yield* Effect.flip(dispatch(request()))
+      assert.deepStrictEqual(GatewayError.toHttp(error).headers, {
+        "x-gateway-provider": "down",
+        "x-gateway-last-used-option-index": "config"
+      })
+    }))
+
   it.effect("labels a root leaf's answer with its provider and the path config", () =>
     Effect.gen(function*() {
       const fake = recordingAdapter()

@@ -1,0 +1,42 @@
+import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { chatVia } from "./support/Admin.ts"
+import { chatBody } from "./support/Fixtures.ts"
+import * as GatewayProcess from "./support/GatewayProcess.ts"
+
+let fake: FakeOpenAI.FakeOpenAI
+let first: GatewayProcess.GatewayProcess
+let second: GatewayProcess.GatewayProcess
+
+beforeAll(async () => {
+  fake = await FakeOpenAI.start()
+  first = await GatewayProcess.start({ REDIS_URL: "redis://127.0.0.1:6379" })
+  second = await GatewayProcess.start({ REDIS_URL: "redis://127.0.0.1:6379" })
+})
+afterAll(async () => {
+  await first?.stop()
+  await second?.stop()
+  await fake?.close()
+})
+
+describe("a circuit shared through Redis", () => {
+  it("opened by failures through one gateway process, is open for the other", async () => {
+    // a credential of its own, so this run's circuit is not an earlier run's
+    const config = JSON.stringify({
+      provider: "openai",
+      api_key: `sk-shared-${randomBytes(6).toString("hex")}`,
+      custom_host: fake.baseUrl,
+      cb_config: { failure_threshold: 2, cooldown_interval: 30_000 }
+    })
+    fake.enqueue(Behaviour.json(500, { error: { message: "down" } }))
+    fake.enqueue(Behaviour.json(500, { error: { message: "down" } }))
+    expect((await chatVia(first.baseUrl, GatewayProcess.ADMIN_KEY, { "x-gateway-config": config }, chatBody())).status)
+      .toBe(500)
+    expect((await chatVia(first.baseUrl, GatewayProcess.ADMIN_KEY, { "x-gateway-config": config }, chatBody())).status)
+      .toBe(500)
+    const other = await chatVia(second.baseUrl, GatewayProcess.ADMIN_KEY, { "x-gateway-config": config }, chatBody())
+    expect(other.status).toBe(503)
+    expect(fake.requests).toHaveLength(2)
+  })
+})

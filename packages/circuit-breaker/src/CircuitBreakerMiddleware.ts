@@ -1,0 +1,165 @@
+/**
+ * The `cb_config` of a target as core `TargetMiddleware`: each upstream attempt runs through the
+ * target's circuit of an effect/persistence `CircuitBreaker`. While the circuit is open, attempts
+ * fail at once with `TargetsUnavailable` (503), which routing skips; after `cooldown_interval` one
+ * probe is let through, and its outcome closes or reopens the circuit.
+ *
+ * It belongs between retry (outside, so every attempt counts) and the request timeout (inside,
+ * so a timed-out attempt counts as a failure).
+ */
+import { NodeRedis } from "@effect/platform-node"
+import type { Dispatch, GatewayResponse, ProviderTarget, TargetMiddleware } from "@switchyard/core"
+import { GatewayError } from "@switchyard/core"
+import { CircuitBreakerConfig } from "@switchyard/protocol"
+import { Cause, Config, Duration, Effect, Exit, Layer, Option, Redacted, Schema, Scope } from "effect"
+import { CircuitBreaker, type Redis } from "effect/persistence"
+import * as CircuitKey from "./CircuitKey.ts"
+
+/** A target's decoded `cb_config`. */
+export type Settings = CircuitBreakerConfig.CircuitBreakerConfig
+
+/** Where circuits live in Redis unless told otherwise: `switchyard:circuit:<key>`. */
+export const DEFAULT_REDIS_PREFIX = "switchyard:circuit:"
+
+/**
+ * Whether one attempt counts against its target. Connection errors and timeouts always count;
+ * upstream statuses count when listed in `failure_status_codes` (default: any status >= 500),
+ * and other upstream answers count as successes. The gateway's own errors (bad input, its own
+ * faults, a nested circuit's rejection) say nothing about the upstream and are ignored.
+ */
+export const classify = (settings: Settings) => {
+  const listed = settings.failure_status_codes
+  const counts = listed === undefined ? (status: number) => status >= 500 : (status: number) => listed.includes(status)
+  return (exit: Exit.Exit<GatewayResponse.GatewayResponse, GatewayError.GatewayError>): CircuitBreaker.Outcome => {
+    if (Exit.isSuccess(exit)) return counts(exit.value.status) ? CircuitBreaker.failure() : CircuitBreaker.success
+    const error = Cause.findErrorOption(exit.cause)
+    if (Option.isNone(error)) return CircuitBreaker.ignored
+    switch (error.value._tag) {
+      case "UpstreamUnreachable":
+      case "UpstreamTimeout":
+        return CircuitBreaker.failure()
+      case "TargetsUnavailable":
+        return CircuitBreaker.ignored
+      default: {
+        const status = GatewayError.upstreamStatusOf(error.value)
+        if (status === undefined) return CircuitBreaker.ignored
+        return counts(status) ? CircuitBreaker.failure() : CircuitBreaker.success
+      }
+    }
+  }
+}
+
+/**
+ * Middleware that runs each attempt through `breaker` under `key`, and answers a rejection by
+ * the circuit with `TargetsUnavailable` naming `provider`.
+ */
+export const make = (
+  breaker: CircuitBreaker.CircuitBreaker,
+  options: { readonly key: string; readonly provider: string; readonly settings: Settings }
+): Dispatch.Middleware => {
+  const execute = breaker.execute({ key: options.key, classify: classify(options.settings) })
+  return (next) => (request) =>
+    next(request).pipe(
+      execute,
+      Effect.catchTag("CircuitBreakerError", (error) => Effect.fail(rejection(options.provider, error)))
+    )
+}
+
+const rejection = (provider: string, error: CircuitBreaker.CircuitBreakerError): GatewayError.GatewayError =>
+  error.reason._tag === "CircuitBreakerStoreError"
+    ? new GatewayError.InternalError({ message: `circuit store: ${error.reason.message}` })
+    : new GatewayError.TargetsUnavailable({ message: `${provider}: circuit open` })
+
+/**
+ * The factory for core's `TargetMiddleware`: a target without `cb_config` gets no middleware;
+ * one with it gets {@link make} over a breaker with its policy, keyed by {@link CircuitKey.of}.
+ *
+ * @example
+ * import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
+ * import { TargetMiddleware } from "@switchyard/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * const Middleware = Layer.effect(
+ *   TargetMiddleware.TargetMiddleware,
+ *   Effect.map(CircuitBreakerMiddleware.factory, (circuit) => [circuit])
+ * ).pipe(Layer.provide(CircuitBreakerMiddleware.layerFromEnv))
+ */
+export const factory: Effect.Effect<
+  TargetMiddleware.TargetMiddlewareFactory,
+  never,
+  CircuitBreaker.CircuitBreakerStore
+> = Effect.gen(function*() {
+  const store = yield* CircuitBreaker.CircuitBreakerStore
+  return (target, path) =>
+    Effect.flatMap(settingsOf(target, path), (settings) => {
+      if (settings === undefined) return Effect.succeed(identity)
+      return Effect.map(
+        CircuitBreaker.make({
+          tripPolicy: CircuitBreaker.consecutive(settings.failure_threshold),
+          openDuration: Duration.millis(settings.cooldown_interval)
+        }).pipe(
+          Effect.provideService(CircuitBreaker.CircuitBreakerStore, store),
+          // the breaker's scope only ends its `transitions` stream: it lives as long as the
+          // compiled target holding it, and is collected with it
+          Effect.provideService(Scope.Scope, Scope.makeUnsafe())
+        ),
+        (breaker) => make(breaker, { key: CircuitKey.of(target), provider: target.provider, settings })
+      )
+    })
+})
+
+const identity: Dispatch.Middleware = (next) => next
+
+/** The target's `cb_config`, decoded; a target object carries every field of its config node. */
+const settingsOf = (
+  target: ProviderTarget.ProviderTarget,
+  path: string
+): Effect.Effect<Settings | undefined, GatewayError.InvalidRequest> => {
+  const raw: unknown = "cb_config" in target ? target.cb_config : undefined
+  if (raw === undefined) return Effect.succeed(undefined)
+  const param = `${path}.cb_config`
+  return Schema.decodeUnknownEffect(CircuitBreakerConfig.CircuitBreakerConfig)(raw).pipe(
+    Effect.mapError((error) => new GatewayError.InvalidRequest({ message: `${param}: ${error.message}`, param })),
+    Effect.flatMap((settings) =>
+      Number.isSafeInteger(settings.failure_threshold)
+        ? Effect.succeed(settings)
+        : Effect.fail(
+          new GatewayError.InvalidRequest({
+            message: `${param}.failure_threshold: must be an integer (got ${settings.failure_threshold})`,
+            param: `${param}.failure_threshold`
+          })
+        )
+    )
+  )
+}
+
+/** Circuits in this process only: each replica has its own. */
+export const layerMemory: Layer.Layer<CircuitBreaker.CircuitBreakerStore> = CircuitBreaker.layerStoreMemory()
+
+/**
+ * Circuits in Redis over a `Redis` service the app already has (shared with other features):
+ * every replica using the same Redis and prefix sees the same circuits.
+ */
+export const layerStoreRedis = (
+  options?: { readonly prefix?: string | undefined }
+): Layer.Layer<CircuitBreaker.CircuitBreakerStore, never, Redis.Redis> =>
+  CircuitBreaker.layerStoreRedis({ prefix: options?.prefix ?? DEFAULT_REDIS_PREFIX })
+
+/** Circuits in the Redis at `url`, with a connection of their own; fails to build when unreachable. */
+export const layerRedis = (
+  options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
+): Layer.Layer<CircuitBreaker.CircuitBreakerStore, Redis.RedisError> =>
+  layerStoreRedis({ prefix: options.prefix }).pipe(
+    Layer.provide(
+      NodeRedis.layer({ url: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url })
+    )
+  )
+
+/** Redis when `REDIS_URL` is set (so replicas share circuits), otherwise {@link layerMemory}. */
+export const layerFromEnv: Layer.Layer<CircuitBreaker.CircuitBreakerStore, Redis.RedisError | Config.ConfigError> =
+  Layer.unwrap(
+    Effect.map(
+      Config.option(Config.Redacted("REDIS_URL")),
+      Option.match({ onNone: () => layerMemory, onSome: (url) => layerRedis({ url }) })
+    )
+  )

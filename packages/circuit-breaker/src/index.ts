@@ -1,0 +1,2 @@
+export * as CircuitBreakerMiddleware from "./CircuitBreakerMiddleware.ts"
+export * as CircuitKey from "./CircuitKey.ts"

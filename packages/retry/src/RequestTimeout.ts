@@ -1,0 +1,43 @@
+/**
+ * The `request_timeout` of a target (milliseconds; from the config or `x-gateway-request-timeout`)
+ * bounds each upstream attempt. A JSON answer must be read whole within it; a stream must have
+ * begun (the provider answered with its status and headers), after which chunks may take as long
+ * as they take. On expiry the attempt is interrupted, which aborts the upstream call and frees
+ * its socket, and the attempt fails with `UpstreamTimeout` (408).
+ */
+import { type Dispatch, GatewayError, type TargetMiddleware } from "@switchyard/core"
+import { Duration, Effect } from "effect"
+
+/**
+ * Middleware failing an attempt that outlasts `timeoutMs` on Effect's Clock.
+ *
+ * @example
+ * import { Dispatch } from "@switchyard/core"
+ * import { RequestTimeout } from "@switchyard/retry"
+ * const dispatch = Dispatch.compose(upstream, RequestTimeout.middleware("openai", 30_000))
+ */
+export const middleware = (provider: string, timeoutMs: number): Dispatch.Middleware => {
+  const duration = Duration.millis(timeoutMs)
+  const orElse = () => Effect.fail(new GatewayError.UpstreamTimeout({ provider, timeoutMs }))
+  return (next) => (request) => Effect.timeoutOrElse(next(request), { duration, orElse })
+}
+
+const unbounded: Dispatch.Middleware = (next) => next
+
+/**
+ * The per-target factory for core's `TargetMiddleware`: a leaf with a `request_timeout` gets
+ * {@link middleware}; a leaf without one is left as it is.
+ */
+export const factory: TargetMiddleware.TargetMiddlewareFactory = (target, path) => {
+  const timeoutMs = target.request_timeout
+  if (timeoutMs === undefined) return Effect.succeed(unbounded)
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
+    return Effect.fail(
+      new GatewayError.InvalidRequest({
+        message: `${path}.request_timeout: must be a whole number of milliseconds >= 1 (got ${timeoutMs})`,
+        param: `${path}.request_timeout`
+      })
+    )
+  }
+  return Effect.succeed(middleware(target.provider, timeoutMs))
+}

@@ -1,0 +1,6 @@
+export * as ConditionalStrategy from "./ConditionalStrategy.ts"
+export * as ConditionQuery from "./ConditionQuery.ts"
+export * as FallbackStrategy from "./FallbackStrategy.ts"
+export * as LoadbalanceStrategy from "./LoadbalanceStrategy.ts"
+export * as Routing from "./Routing.ts"
+export * as SingleStrategy from "./SingleStrategy.ts"
