@@ -1,3 +1,4 @@
+import { Principal } from "@switchyard/core"
 import { Routes } from "@switchyard/server"
 import { describe, expect, it } from "vitest"
 import { call, createKey } from "./support/Admin.ts"
@@ -5,19 +6,7 @@ import { useGatewayAndFake } from "./support/Fixtures.ts"
 
 const harness = useGatewayAndFake()
 
-const allScopes = [
-  "completions",
-  "prompts.read",
-  "prompts.write",
-  "assistants",
-  "files",
-  "batches",
-  "policies.read",
-  "policies.write",
-  "configs",
-  "keys",
-  "logs.read"
-]
+const allScopes = Principal.scopes.filter((scope) => scope !== "admin")
 
 /** A concrete path for a route pattern. */
 const concrete = (path: string) => path.replace(/:id/g, "no-such-object")

@@ -1,24 +1,12 @@
 /**
  * Who is calling: the identity an authenticator derived from `x-gateway-api-key`.
  */
+import { StoredObjectRequests } from "@switchyard/protocol"
 
-/** The scopes of extensions.md; `admin` implies every other. */
-export const scopes = [
-  "admin",
-  "completions",
-  "prompts.read",
-  "prompts.write",
-  "assistants",
-  "files",
-  "batches",
-  "policies.read",
-  "policies.write",
-  "configs",
-  "keys",
-  "logs.read"
-] as const
+/** The scopes of extensions.md, as the wire format lists them; `admin` implies every other. */
+export const scopes = StoredObjectRequests.Scope.literals
 
-export type Scope = (typeof scopes)[number]
+export type Scope = typeof StoredObjectRequests.Scope.Type
 
 export interface Principal {
   /** The API key's id (never its secret), or the JWT subject. */
