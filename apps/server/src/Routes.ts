@@ -13,6 +13,7 @@ import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
+import * as ModelRoutes from "./routes/ModelRoutes.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
 import * as Stored from "./routes/StoredObjectRoutes.ts"
 
@@ -52,6 +53,7 @@ export const table: ReadonlyArray<Route> = [
   { method: "POST", path: "/v1/chat/completions", scope: "completions", inference: "chat.completions" },
   { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },
   { method: "POST", path: "/v1/embeddings", scope: "completions", inference: "embeddings" },
+  { method: "GET", path: "/v1/models", scope: "completions", handler: ModelRoutes.listModels },
   { method: "POST", path: "/v1/api-keys", scope: "keys", handler: Stored.createApiKey },
   { method: "GET", path: "/v1/api-keys", scope: "keys", handler: Stored.listApiKeys },
   { method: "DELETE", path: "/v1/api-keys/:id", scope: "keys", handler: Stored.revokeApiKey },

@@ -1,2 +1,7 @@
 export * as Behaviour from "./Behaviour.ts"
+export * as FakeAnthropic from "./FakeAnthropic.ts"
+export * as FakeAzure from "./FakeAzure.ts"
+export * as FakeBedrock from "./FakeBedrock.ts"
+export * as FakeGemini from "./FakeGemini.ts"
 export * as FakeOpenAI from "./FakeOpenAI.ts"
+export * as FakeVertex from "./FakeVertex.ts"

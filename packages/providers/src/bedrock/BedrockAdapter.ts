@@ -1,0 +1,132 @@
+/**
+ * Amazon Bedrock through the Converse and ConverseStream APIs:
+ * `POST https://bedrock-runtime.{region}.amazonaws.com/model/{modelId}/converse` (JSON) and
+ * `…/converse-stream` (binary event stream), the modelId URL-encoded, every request signed with
+ * SigV4 for service `bedrock`. Credentials are the target's `cloud1_*` fields; `custom_host`
+ * replaces the base URL (tests, VPC endpoints).
+ */
+import {
+  type Dispatch,
+  Endpoint,
+  GatewayError,
+  GatewayResponse,
+  type ProviderRegistry,
+  type ProviderTarget
+} from "@switchyard/core"
+import { Clock, Effect, Random, Schema } from "effect"
+import { ensureOk, parseLenient } from "../UpstreamCall.ts"
+import type { UpstreamClient, UpstreamResponse } from "../UpstreamClient.ts"
+import { fromHttpError } from "./BedrockError.ts"
+import * as BedrockSigner from "./BedrockSigner.ts"
+import { fromChatBody } from "./ConverseRequest.ts"
+import { ConverseResponse, toCompletion } from "./ConverseResponse.ts"
+import { toChunks } from "./ConverseStream.ts"
+
+/** The signer setup, public so its known-answer vectors can be checked. */
+export * as BedrockSigner from "./BedrockSigner.ts"
+
+const PROVIDER = "bedrock"
+const EVENT_STREAM = "application/vnd.amazon.eventstream"
+
+export const make = (client: UpstreamClient["Service"]): ProviderRegistry.ProviderAdapter => ({
+  names: [PROVIDER],
+  make: (target) => Effect.map(settingsOf(target), (settings) => dispatch(client, target, settings))
+})
+
+const invalid = (message: string, param: string | null) => new GatewayError.InvalidRequest({ message, param })
+
+interface Settings {
+  readonly baseUrl: string
+  readonly sign: BedrockSigner.Signer
+}
+
+const settingsOf = (target: ProviderTarget.ProviderTarget): Effect.Effect<Settings, GatewayError.InvalidRequest> => {
+  const { cloud1_access_key_id: accessKeyId, cloud1_region: region, cloud1_secret_access_key: secretAccessKey } = target
+  if (accessKeyId === undefined || secretAccessKey === undefined) {
+    return Effect.fail(invalid(
+      "cloud1_access_key_id: provider \"bedrock\" needs cloud1_access_key_id and cloud1_secret_access_key",
+      "cloud1_access_key_id"
+    ))
+  }
+  if (region === undefined || !/^[a-z0-9-]+$/.test(region)) {
+    return Effect.fail(
+      invalid("cloud1_region: provider \"bedrock\" needs an AWS region (us-east-1, …)", "cloud1_region")
+    )
+  }
+  let baseUrl = `https://bedrock-runtime.${region}.amazonaws.com`
+  if (target.custom_host !== undefined) {
+    const url = URL.parse(target.custom_host)
+    if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      return Effect.fail(
+        invalid(`custom_host: must be an http or https URL (got "${target.custom_host}")`, "custom_host")
+      )
+    }
+    baseUrl = target.custom_host.replace(/\/+$/, "")
+  }
+  const credentials = { accessKeyId, secretAccessKey, sessionToken: target.cloud1_session_token }
+  return Effect.succeed({ baseUrl, sign: BedrockSigner.make({ credentials, region }) })
+}
+
+const dispatch = (
+  client: UpstreamClient["Service"],
+  target: ProviderTarget.ProviderTarget,
+  settings: Settings
+): Dispatch.Dispatch =>
+(request) =>
+  Effect.gen(function*() {
+    if (request.endpoint !== "chat.completions") {
+      return yield* Effect.fail(
+        invalid(`provider "bedrock" does not serve /v1${Endpoint.paths[request.endpoint]}`, "provider")
+      )
+    }
+    const call = yield* fromChatBody(request.body)
+    const action = request.stream ? "converse-stream" : "converse"
+    const url = new URL(`${settings.baseUrl}/model/${encodeURIComponent(call.model)}/${action}`)
+    const body = JSON.stringify(call.body)
+    const now = yield* Clock.currentTimeMillis
+    const headers = yield* Effect.tryPromise({
+      try: () =>
+        settings.sign({
+          method: "POST",
+          url,
+          headers: { "content-type": "application/json", accept: request.stream ? EVENT_STREAM : "application/json" },
+          body,
+          date: new Date(now)
+        }),
+      catch: (error) => new GatewayError.InternalError({ message: `bedrock: signing failed: ${String(error)}` })
+    })
+    const response = yield* client.post({ provider: PROVIDER, url: url.href, headers, body }).pipe(
+      Effect.flatMap(ensureOk(PROVIDER)),
+      Effect.mapError((error) => error._tag === "UpstreamStatus" ? fromHttpError(error) : error)
+    )
+    const requestId = response.headers["x-amzn-requestid"] ?? String(yield* Random.nextInt)
+    const identity = {
+      id: `chatcmpl-${requestId}`,
+      created: Math.floor(now / 1000),
+      model: call.model,
+      withReasoning: target.strict_vendor_compliance === false
+    }
+    if (!request.stream) return yield* readCompletion(response, identity)
+    if (response.headers["content-type"]?.startsWith(EVENT_STREAM) !== true) {
+      yield* response.discard
+      return yield* Effect.fail(unreachable(
+        `answered a streamed request with ${response.headers["content-type"] ?? "no content type"}`
+      ))
+    }
+    return GatewayResponse.stream(toChunks(response, { ...identity, includeUsage: call.includeUsage }))
+  })
+
+const unreachable = (message: string) => new GatewayError.UpstreamUnreachable({ provider: PROVIDER, message })
+
+const decodeResponse = Schema.decodeUnknownEffect(ConverseResponse)
+
+const readCompletion = (response: UpstreamResponse, identity: Parameters<typeof toCompletion>[1]) =>
+  response.bytes.pipe(
+    Effect.flatMap((bytes) => decodeResponse(parseLenient(bytes))),
+    Effect.mapError((error) =>
+      error._tag === "SchemaError"
+        ? unreachable(`answered a body that is not a Converse response: ${error.message}`)
+        : error
+    ),
+    Effect.map((converse) => GatewayResponse.json(toCompletion(converse, identity)))
+  )

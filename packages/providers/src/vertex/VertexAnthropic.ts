@@ -1,0 +1,66 @@
+/**
+ * Anthropic's Claude models on Vertex AI. Documented rules relied on (cloud.google.com/vertex-ai/
+ * generative-ai/docs/partner-models/claude): `POST …/publishers/anthropic/models/{model}:rawPredict`
+ * (`:streamRawPredict` for server-sent events); the body is Anthropic's Messages body without
+ * `model` (it is in the URL) and with `anthropic_version: "vertex-2023-10-16"`; answers, streams
+ * and errors are Anthropic's own. The translation is the `anthropic` adapter's.
+ */
+import { type Dispatch, Endpoint, GatewayError, GatewayResponse, type ProviderTarget } from "@switchyard/core"
+import { Clock, Effect, Schema } from "effect"
+import { toAnthropicRequest } from "../anthropic/AnthropicRequest.ts"
+import { Message, toChatCompletion } from "../anthropic/AnthropicResponse.ts"
+import { toChunks } from "../anthropic/AnthropicStream.ts"
+import type { GeminiEndpoint } from "../google/GeminiCall.ts"
+import { ensureOk } from "../UpstreamCall.ts"
+import type { UpstreamClient } from "../UpstreamClient.ts"
+
+export const ANTHROPIC_VERSION = "vertex-2023-10-16"
+
+/** Claude model ids (`claude-sonnet-4@20250514`, …) are served by the anthropic publisher. */
+export const isAnthropicModel = (model: unknown): boolean => typeof model === "string" && model.startsWith("claude")
+
+const decodeMessage = Schema.decodeUnknownEffect(Schema.fromJsonString(Message))
+const textDecoder = new TextDecoder()
+
+export const dispatch = (
+  client: UpstreamClient["Service"],
+  target: ProviderTarget.ProviderTarget,
+  endpoint: GeminiEndpoint
+): Dispatch.Dispatch => {
+  const provider = endpoint.provider
+  const extras = target.strict_vendor_compliance === false
+  return (request) =>
+    Effect.gen(function*() {
+      if (request.endpoint !== "chat.completions") {
+        return yield* new GatewayError.InvalidRequest({
+          message: `provider "${provider}" does not serve /v1${Endpoint.paths[request.endpoint]}`,
+          param: "provider"
+        })
+      }
+      const model = typeof request.body.model === "string" ? request.body.model : ""
+      const mapped = yield* toAnthropicRequest(request.body, request.stream)
+      const body = Object.fromEntries(Object.entries(mapped.body).filter(([key]) => key !== "model"))
+      const headers = yield* endpoint.headers
+      const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const response = yield* client.post({
+        provider,
+        url: endpoint.url(model, request.stream),
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ ...body, anthropic_version: ANTHROPIC_VERSION })
+      }).pipe(Effect.flatMap(ensureOk(provider)))
+      if (request.stream) {
+        return GatewayResponse.stream(
+          toChunks(response, { provider, created, includeUsage: mapped.includeUsage, extras })
+        )
+      }
+      const message = yield* decodeMessage(textDecoder.decode(yield* response.bytes)).pipe(
+        Effect.mapError(() =>
+          new GatewayError.UpstreamUnreachable({
+            provider,
+            message: "answered with a body that is not an Anthropic message"
+          })
+        )
+      )
+      return GatewayResponse.json(toChatCompletion(message, { created, extras }))
+    })
+}
