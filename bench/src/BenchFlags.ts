@@ -10,6 +10,7 @@ export interface BenchFlags {
   readonly portkeyNode: string | undefined
   readonly gatewayStandIn: boolean
   readonly fallback: boolean
+  readonly cache: boolean
   readonly help: boolean
 }
 
@@ -20,6 +21,7 @@ export const usage = `node bench/src/main.ts [flags]
   --quick                   3 s runs with 1 s warm-up
   --connections <list>      concurrent connections, comma-separated (default 50,1)
   --stream-chunk-delay <ms> gap between the fake's chunks in the streaming check (default 100)
+  --cache                   also measure the gateway answering from its cache
   --fallback                also measure the gateway through a fallback whose first target is down
   --portkey                 also measure @portkey-ai/gateway (installed under ~/.cache/switchyard-bench)
   --portkey-node <path>     run Portkey on this Node binary instead of the cached Node 20.20.2
@@ -37,6 +39,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
       "stream-chunk-delay": { type: "string", default: "100" },
       portkey: { type: "boolean", default: false },
       fallback: { type: "boolean", default: false },
+      cache: { type: "boolean", default: false },
       "portkey-node": { type: "string" },
       "gateway-stand-in": { type: "boolean", default: false },
       help: { type: "boolean", default: false }
@@ -51,6 +54,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     portkeyNode: values["portkey-node"],
     gatewayStandIn: values["gateway-stand-in"],
     fallback: values.fallback,
+    cache: values.cache,
     help: values.help
   }
 }

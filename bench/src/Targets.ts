@@ -55,3 +55,20 @@ export const gatewayFallbackTarget = (server: RunningServer, upstreamBaseUrl: st
   },
   pid: server.pid
 })
+
+/** The gateway with a simple cache: after the warm-up every request is a cache hit. */
+export const gatewayCacheTarget = (server: RunningServer, upstreamBaseUrl: string): Target => ({
+  name: "switchyard cache hit",
+  url: `${server.origin}${chatPath}`,
+  headers: {
+    "content-type": "application/json",
+    "x-gateway-api-key": benchAdminKey,
+    "x-gateway-config": JSON.stringify({
+      provider: "openai",
+      api_key: "sk-bench",
+      custom_host: upstreamBaseUrl,
+      cache: { mode: "simple" }
+    })
+  },
+  pid: server.pid
+})

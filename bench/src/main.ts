@@ -20,7 +20,7 @@ import {
   startGateway
 } from "./ServerProcesses.ts"
 import { checkStreaming, describeError, type StreamingResult } from "./StreamingCheck.ts"
-import { bareProxyTarget, gatewayFallbackTarget, gatewayTarget, portkeyTarget } from "./Targets.ts"
+import { bareProxyTarget, gatewayCacheTarget, gatewayFallbackTarget, gatewayTarget, portkeyTarget } from "./Targets.ts"
 
 const flags = parseBenchFlags(process.argv.slice(2))
 if (flags.help) {
@@ -72,6 +72,12 @@ try {
       load: gatewayTarget(gateway, upstreamBaseUrl),
       streaming: async (slowBaseUrl) => gatewayTarget(gateway, slowBaseUrl)
     })
+    if (flags.cache) {
+      contenders.push({
+        load: gatewayCacheTarget(gateway, upstreamBaseUrl),
+        streaming: async (slowBaseUrl) => gatewayCacheTarget(gateway, slowBaseUrl)
+      })
+    }
     if (flags.fallback) {
       contenders.push({
         load: gatewayFallbackTarget(gateway, upstreamBaseUrl),

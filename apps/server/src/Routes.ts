@@ -5,11 +5,13 @@
  */
 import type { ApiKeys, Authenticator } from "@switchyard/auth"
 import { type Endpoint, type Gateway, GatewayError, type Principal } from "@switchyard/core"
+import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Effect, type Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { fromGatewayError } from "./http/ErrorResponse.ts"
 import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
+import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
@@ -23,6 +25,8 @@ type StoredServices =
   | Integrations.Integrations
   | VirtualKeys.VirtualKeys
   | StoredConfigs.StoredConfigs
+  | StoredGuardrails.StoredGuardrails
+  | Feedback.FeedbackStore
 
 export type Route =
   | {
@@ -68,7 +72,13 @@ export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/v1/configs", scope: "configs", handler: Stored.listConfigs },
   { method: "GET", path: "/v1/configs/:id", scope: "configs", handler: Stored.getConfig },
   { method: "PUT", path: "/v1/configs/:id", scope: "configs", handler: Stored.updateConfig },
-  { method: "DELETE", path: "/v1/configs/:id", scope: "configs", handler: Stored.deleteConfig }
+  { method: "DELETE", path: "/v1/configs/:id", scope: "configs", handler: Stored.deleteConfig },
+  { method: "POST", path: "/v1/guardrails", scope: "configs", handler: GuardrailRoutes.createGuardrail },
+  { method: "GET", path: "/v1/guardrails", scope: "configs", handler: GuardrailRoutes.listGuardrails },
+  { method: "GET", path: "/v1/guardrails/:id", scope: "configs", handler: GuardrailRoutes.getGuardrail },
+  { method: "DELETE", path: "/v1/guardrails/:id", scope: "configs", handler: GuardrailRoutes.deleteGuardrail },
+  { method: "POST", path: "/v1/feedback", scope: "completions", handler: GuardrailRoutes.createFeedback },
+  { method: "GET", path: "/v1/feedback", scope: "logs.read", handler: GuardrailRoutes.listFeedback }
 ]
 
 /** The hot path: `METHOD /path` to a node:http handler. */

@@ -3,8 +3,10 @@
  * storage, identity and stored provider access. Its type proves nothing is missing.
  */
 import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
+import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
 import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
-import { ConfigCompiler, Gateway, ProviderSelection } from "@switchyard/core"
+import { ConfigCompiler, Gateway, ProviderSelection, TargetMiddleware } from "@switchyard/core"
+import { FeedbackSql, Guardrails, StoredGuardrails } from "@switchyard/guardrails"
 import { ProviderAccess } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
 import { Resilience } from "@switchyard/retry"
@@ -27,12 +29,21 @@ const providerAccess = Layer.unwrap(
 ).pipe(Layer.provide(UpstreamClient.UpstreamClient.layer()))
 
 /**
- * Around each leaf's own upstream attempts, outermost first: retry, the circuit breaker (its
- * store in Redis when `REDIS_URL` is set, so replicas share circuits), the request timeout.
+ * Around each leaf's own upstream attempts, outermost first: hooks and guardrails (input checks
+ * before anything else, output checks on every answer, cached ones too), the cache (a hit never
+ * calls upstream), retry, the circuit breaker, the request timeout. Cache entries and circuits
+ * live in Redis when `REDIS_URL` is set, so replicas share them.
  */
-const targetMiddleware = Layer.unwrap(
-  Effect.map(CircuitBreakerMiddleware.factory, (breaker) => Resilience.layer([breaker]))
-).pipe(Layer.provide(CircuitBreakerMiddleware.layerFromEnv))
+const targetMiddleware = Layer.effect(
+  TargetMiddleware.TargetMiddleware,
+  Effect.gen(function*() {
+    const stored = yield* StoredGuardrails.StoredGuardrails
+    const guardrails = yield* Guardrails.make({ resolve: stored.resolve })
+    const cache = yield* CacheMiddleware.factory
+    const breaker = yield* CircuitBreakerMiddleware.factory
+    return [guardrails, cache, ...Resilience.targetMiddlewareWith([breaker])]
+  })
+).pipe(Layer.provide([CacheStore.layerFromEnv, Embedder.layerLocal, CircuitBreakerMiddleware.layerFromEnv]))
 
 /** The pipeline every inference route runs, with the selectors of extensions.md in order. */
 const pipeline = Gateway.Gateway.layer.pipe(
@@ -59,7 +70,8 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     Authenticator.Authenticator.layer({ adminKey: config.adminKey }),
     AdminKeyBootstrap.layer({ adminKey: config.adminKey, announce: announceAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layerConfig))
-  const services = Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess)).pipe(
+  const guardrailStorage = Layer.mergeAll(StoredGuardrails.StoredGuardrails.layer, FeedbackSql.layerSql)
+  const services = Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage)).pipe(
     Layer.provideMerge(storage)
   )
   return NodeEdge.layer(

@@ -70,6 +70,15 @@ export class TargetsUnavailable extends Data.TaggedError("TargetsUnavailable")<{
   readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
 }> {}
 
+/**
+ * 446: a hook or guardrail with `deny` failed. `before`: the provider was never called; `after`:
+ * the answer was replaced. `hookResults` is answered beside the error, never the denied content.
+ */
+export class HookDenied extends Data.TaggedError("HookDenied")<{
+  readonly stage: "before" | "after"
+  readonly hookResults: unknown
+}> {}
+
 /** 500: a fault of the gateway itself. The message is logged, never shown in detail. */
 export class InternalError extends Data.TaggedError("InternalError")<{ readonly message: string }> {}
 
@@ -84,6 +93,7 @@ export type GatewayError =
   | UpstreamStatus
   | UpstreamUnreachable
   | TargetsUnavailable
+  | HookDenied
   | InternalError
 
 /** What an error answers over HTTP. */
@@ -206,6 +216,19 @@ const statusAndBody = (error: Exclude<GatewayError, UpstreamStatus>): Omit<HttpF
       }
     case "TargetsUnavailable":
       return { status: 503, body: envelope(error.message, "upstream_error", null, "targets_unavailable") }
+    case "HookDenied":
+      return {
+        status: 446,
+        body: {
+          ...envelope(
+            "The guardrail checks defined in the config failed. You can find more information in the `hook_results` object.",
+            "hooks_failed",
+            null,
+            "hook_denied"
+          ),
+          hook_results: error.hookResults
+        }
+      }
     case "InternalError":
       return { status: 500, body: envelope("internal error", "server_error", null, "internal_error") }
   }

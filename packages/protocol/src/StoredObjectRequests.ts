@@ -7,6 +7,7 @@
  */
 import { Schema } from "effect"
 import { fields as configFields, GatewayConfig } from "./GatewayConfig.ts"
+import { DenyingVerdict, HookCheck } from "./Hooks.ts"
 import { IntAtLeast, isMaxChars, isMinItems, isNonEmptyString } from "./internal/Checks.ts"
 import { closedStruct } from "./internal/Structs.ts"
 
@@ -121,3 +122,16 @@ export const UpdateConfig = closedStruct({
 })
 /** @since 0.1.0 */
 export type UpdateConfig = typeof UpdateConfig.Type
+
+/** `POST /v1/guardrails`: a named guardrail that configs refer to by its id. @since 0.1.0 */
+export const CreateGuardrail = closedStruct({
+  name: Name,
+  checks: Schema.Array(HookCheck).check(isMinItems(1)),
+  type: Schema.optionalKey(Schema.Literals(["guardrail", "mutator"])),
+  deny: Schema.optionalKey(Schema.Boolean),
+  async: Schema.optionalKey(Schema.Boolean),
+  on_fail: Schema.optionalKey(DenyingVerdict),
+  on_success: Schema.optionalKey(DenyingVerdict)
+})
+/** @since 0.1.0 */
+export type CreateGuardrail = typeof CreateGuardrail.Type

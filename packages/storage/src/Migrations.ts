@@ -101,13 +101,39 @@ const createConfigs = Effect.gen(function*() {
   yield* sql`CREATE INDEX configs_workspace_id ON configs (workspace_id)`
 })
 
+const createGuardrailsAndFeedback = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE guardrails (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    name TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    deleted_at BIGINT NULL
+  )`
+  yield* sql`CREATE INDEX guardrails_workspace_id ON guardrails (workspace_id)`
+  yield* sql`CREATE TABLE feedback (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    value DOUBLE PRECISION NOT NULL,
+    weight DOUBLE PRECISION NOT NULL,
+    metadata TEXT NOT NULL,
+    source TEXT NOT NULL,
+    hook_id TEXT NULL,
+    created_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX feedback_trace ON feedback (workspace_id, trace_id)`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
   "0002_create_api_keys": createApiKeys,
   "0003_create_integrations": createIntegrations,
   "0004_create_virtual_keys": createVirtualKeys,
-  "0005_create_configs": createConfigs
+  "0005_create_configs": createConfigs,
+  "0006_create_guardrails_and_feedback": createGuardrailsAndFeedback
 }
 
 const runMigrator = Migrator.make({})

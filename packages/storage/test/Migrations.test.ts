@@ -64,7 +64,7 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         const recorded = yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM ${
           sql(Migrations.table)
         } ORDER BY migration_id`
-        assert.deepStrictEqual(recorded.map((row) => row.migration_id), [1, 2, 3, 4, 5])
+        assert.deepStrictEqual(recorded.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6])
       }))
 
     it.effect("reads timestamps past 2038 back as numbers", () =>

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest"
+import { call, chatVia } from "./support/Admin.ts"
+import { chatBody, useGatewayAndFake } from "./support/Fixtures.ts"
+import { ADMIN_KEY } from "./support/GatewayProcess.ts"
+
+const harness = useGatewayAndFake()
+
+const leaf = (extra: Record<string, unknown>) =>
+  JSON.stringify({ provider: "openai", api_key: "sk-guard", custom_host: harness.fake.baseUrl, ...extra })
+
+const ask = (config: string, content: string, headers: Record<string, string> = {}) =>
+  chatVia(
+    harness.gateway.baseUrl,
+    ADMIN_KEY,
+    { "x-gateway-config": config, ...headers },
+    chatBody({
+      messages: [{ role: "user", content }]
+    })
+  )
+
+describe("hooks and guardrails through the server", () => {
+  it("denies an input before it reaches the provider, with 446 and hook_results", async () => {
+    const config = leaf({
+      input_guardrails: [{ "default.contains": { words: ["forbidden"], operator: "none" }, deny: true }]
+    })
+    const answer = await ask(config, "this is forbidden")
+    expect(answer.status).toBe(446)
+    expect(answer.body.error.code).toBe("hook_denied")
+    expect(answer.body.hook_results.before_request_hooks[0].verdict).toBe(false)
+    expect(harness.fake.requests).toHaveLength(0)
+  })
+
+  it("lets a failing check without deny through and reports it", async () => {
+    const config = leaf({ input_guardrails: [{ "default.wordCount": { minWords: 50 } }] })
+    const answer = await ask(config, "short")
+    expect(answer.status).toBe(200)
+    expect(answer.body.hook_results.before_request_hooks[0].verdict).toBe(false)
+  })
+
+  it("replaces a denied answer, whose content never reaches the client", async () => {
+    const config = leaf({
+      output_guardrails: [{ "default.contains": { words: ["echo"], operator: "none" }, deny: true }]
+    })
+    const answer = await ask(config, "say something")
+    expect(answer.status).toBe(446)
+    expect(answer.text).not.toContain("echo: say something")
+  })
+
+  it("redacts PII before the provider sees it", async () => {
+    const config = leaf({
+      before_request_hooks: [{
+        id: "redact",
+        type: "mutator",
+        checks: [{ id: "default.regexReplace", parameters: { rule: "[\\w.]+@[\\w.]+", redactText: "[EMAIL]" } }]
+      }]
+    })
+    const answer = await ask(config, "mail me at ada@example.com")
+    expect(answer.status).toBe(200)
+    const sent = JSON.stringify(harness.fake.requests[0]?.body)
+    expect(sent).toContain("[EMAIL]")
+    expect(sent).not.toContain("ada@example.com")
+  })
+
+  it("runs a stored guardrail named by its id", async () => {
+    const created = await call(harness.gateway.baseUrl, "POST", "/v1/guardrails", {
+      body: {
+        name: "no secrets",
+        checks: [{ id: "default.contains", parameters: { words: ["password"], operator: "none" } }],
+        deny: true
+      }
+    })
+    expect(created.status).toBe(200)
+    expect(created.body.id).toMatch(/^gr-/)
+    const config = leaf({ input_guardrails: [created.body.id] })
+    expect((await ask(config, "my password is hunter2")).status).toBe(446)
+    expect((await ask(config, "hello")).status).toBe(200)
+    expect((await call(harness.gateway.baseUrl, "GET", `/v1/guardrails/${created.body.id}`)).status).toBe(200)
+  })
+
+  it("records feedback against the trace id, readable with GET /v1/feedback", async () => {
+    const traceId = `trace-${Date.now()}`
+    const config = leaf({
+      input_guardrails: [{
+        "default.wordCount": { minWords: 1 },
+        on_success: { feedback: { value: 3, weight: 1 } }
+      }]
+    })
+    expect((await ask(config, "hello there", { "x-gateway-trace-id": traceId })).status).toBe(200)
+    const posted = await call(harness.gateway.baseUrl, "POST", "/v1/feedback", {
+      body: { trace_id: traceId, value: -2 }
+    })
+    expect(posted.status).toBe(200)
+    let listed = await call(harness.gateway.baseUrl, "GET", `/v1/feedback?trace_id=${traceId}`)
+    for (let i = 0; i < 20 && listed.body.data.length < 2; i++) {
+      listed = await call(harness.gateway.baseUrl, "GET", `/v1/feedback?trace_id=${traceId}`)
+    }
+    const values = listed.body.data.map((entry: { value: number }) => entry.value).sort()
+    expect(values).toEqual([-2, 3])
+  })
+})

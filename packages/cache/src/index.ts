@@ -1,0 +1,6 @@
+export * as CacheKey from "./CacheKey.ts"
+export * as CacheMiddleware from "./CacheMiddleware.ts"
+export * as CacheStore from "./CacheStore.ts"
+export * as ChatCompletionStream from "./ChatCompletionStream.ts"
+export * as Embedder from "./Embedder.ts"
+export * as SemanticIndex from "./SemanticIndex.ts"

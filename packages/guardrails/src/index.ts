@@ -1,0 +1,8 @@
+export * as Check from "./Check.ts"
+export * as DefaultPlugin from "./DefaultPlugin.ts"
+export * as Feedback from "./Feedback.ts"
+export * as FeedbackSql from "./FeedbackSql.ts"
+export * as Guardrails from "./Guardrails.ts"
+export * as HookDenied from "./HookDenied.ts"
+export * as HookResults from "./HookResults.ts"
+export * as StoredGuardrails from "./StoredGuardrails.ts"
