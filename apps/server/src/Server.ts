@@ -13,6 +13,7 @@ import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
 import { Console, Effect, Layer, Option } from "effect"
+import * as GatewayEmbedder from "./GatewayEmbedder.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
 import * as Routes from "./Routes.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
@@ -34,22 +35,26 @@ const providerAccess = Layer.unwrap(
  * calls upstream), retry, the circuit breaker, the request timeout. Cache entries and circuits
  * live in Redis when `REDIS_URL` is set, so replicas share them.
  */
-const targetMiddleware = Layer.effect(
-  TargetMiddleware.TargetMiddleware,
-  Effect.gen(function*() {
-    const stored = yield* StoredGuardrails.StoredGuardrails
-    const guardrails = yield* Guardrails.make({ resolve: stored.resolve })
-    const cache = yield* CacheMiddleware.factory
-    const breaker = yield* CircuitBreakerMiddleware.factory
-    return [guardrails, cache, ...Resilience.targetMiddlewareWith([breaker])]
-  })
-).pipe(Layer.provide([CacheStore.layerFromEnv, Embedder.layerLocal, CircuitBreakerMiddleware.layerFromEnv]))
+const targetMiddleware = (embedder: Layer.Layer<Embedder.Embedder>) =>
+  Layer.effect(
+    TargetMiddleware.TargetMiddleware,
+    Effect.gen(function*() {
+      const stored = yield* StoredGuardrails.StoredGuardrails
+      const guardrails = yield* Guardrails.make({ resolve: stored.resolve })
+      const cache = yield* CacheMiddleware.factory
+      const breaker = yield* CircuitBreakerMiddleware.factory
+      return [guardrails, cache, ...Resilience.targetMiddlewareWith([breaker])]
+    })
+  ).pipe(Layer.provide([CacheStore.layerFromEnv, embedder, CircuitBreakerMiddleware.layerFromEnv]))
 
 /** The pipeline every inference route runs, with the selectors of extensions.md in order. */
-const pipeline = Gateway.Gateway.layer.pipe(
-  Layer.provide(Layer.effect(ProviderSelection.Selectors, ProviderAccess.selectors)),
-  Layer.provide(ConfigCompiler.ConfigCompiler.layer().pipe(Layer.provide([Routing.layer, targetMiddleware])))
-)
+const pipeline = (embedder: Layer.Layer<Embedder.Embedder>) =>
+  Gateway.Gateway.layer.pipe(
+    Layer.provide(Layer.effect(ProviderSelection.Selectors, ProviderAccess.selectors)),
+    Layer.provide(
+      ConfigCompiler.ConfigCompiler.layer().pipe(Layer.provide([Routing.layer, targetMiddleware(embedder)]))
+    )
+  )
 
 const secretRequired = (config: ServerConfig) =>
   Option.isSome(config.databaseUrl) && Option.isNone(config.secret)
@@ -71,7 +76,13 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     AdminKeyBootstrap.layer({ adminKey: config.adminKey, announce: announceAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layerConfig))
   const guardrailStorage = Layer.mergeAll(StoredGuardrails.StoredGuardrails.layer, FeedbackSql.layerSql)
-  const services = Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage)).pipe(
+  // the semantic cache embeds locally, or through the gateway itself when a model is named
+  const embedding = Option.map(config.cacheEmbeddingModel, GatewayEmbedder.make)
+  const gatewayPipeline = Option.match(embedding, {
+    onNone: () => pipeline(Embedder.layerLocal),
+    onSome: ({ connect, embedder }) => Layer.provideMerge(connect, pipeline(embedder))
+  })
+  const services = Layer.provideMerge(gatewayPipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage)).pipe(
     Layer.provideMerge(storage)
   )
   return NodeEdge.layer(

@@ -10,6 +10,7 @@ export const ServerConfig = Config.all({
   adminKey: Config.Redacted("GATEWAY_ADMIN_KEY").pipe(Config.option),
   secret: Config.Redacted("GATEWAY_SECRET").pipe(Config.option),
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
+  cacheEmbeddingModel: Config.String("GATEWAY_CACHE_EMBEDDING_MODEL").pipe(Config.option),
   maxBodyBytes: Config.Int("GATEWAY_MAX_BODY").pipe(Config.withDefault(10 * 1024 * 1024)),
   shutdownGraceSeconds: Config.Int("GATEWAY_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(30))
 })
