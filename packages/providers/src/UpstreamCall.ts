@@ -2,7 +2,7 @@
  * The shared half of every adapter: read a provider's answer as a JSON body, a provider error, or
  * a stream of SSE `data:` payloads.
  */
-import { GatewayError, GatewayRequest, GatewayResponse } from "@switchyard/core"
+import { GatewayError, GatewayRequest, GatewayResponse, type ProviderTarget } from "@switchyard/core"
 import { Effect, Stream } from "effect"
 import { Sse } from "effect/encoding"
 import type { UpstreamResponse } from "./UpstreamClient.ts"
@@ -79,4 +79,51 @@ export const parseJsonObject = (text: string): GatewayRequest.JsonObject | undef
     return undefined
   }
   return GatewayRequest.isJsonObject(value) ? value : undefined
+}
+
+/** The chunks of an OpenAI-format SSE answer, each a JSON object; anything else ends the stream. */
+export const readJsonChunks = (
+  provider: string,
+  response: UpstreamResponse
+): Stream.Stream<GatewayRequest.JsonObject, GatewayError.UpstreamUnreachable> =>
+  readSseData(provider, response).pipe(
+    Stream.mapEffect((data) => {
+      const chunk = parseJsonObject(data)
+      return chunk === undefined
+        ? Effect.fail(
+          new GatewayError.UpstreamUnreachable({
+            provider,
+            message: "the stream carried a chunk that is not a JSON object"
+          })
+        )
+        : Effect.succeed(chunk)
+    })
+  )
+
+/** The incoming headers the target's `forward_headers` names, added to the fixed ones. */
+export const withForwarded = (
+  target: ProviderTarget.ProviderTarget,
+  base: Readonly<Record<string, string>>,
+  incoming: Readonly<Record<string, string>>
+): Readonly<Record<string, string>> => {
+  if (target.forward_headers === undefined || target.forward_headers.length === 0) return base
+  const headers = { ...base }
+  for (const name of target.forward_headers) {
+    const value = incoming[name.toLowerCase()]
+    if (value !== undefined) headers[name.toLowerCase()] = value
+  }
+  return headers
+}
+
+/** A `custom_host` as a base URL without trailing slashes, or InvalidRequest. */
+export const customBase = (customHost: string): Effect.Effect<string, GatewayError.InvalidRequest> => {
+  const url = URL.parse(customHost)
+  return url === null || (url.protocol !== "http:" && url.protocol !== "https:")
+    ? Effect.fail(
+      new GatewayError.InvalidRequest({
+        message: `custom_host: must be an http or https URL (got "${customHost}")`,
+        param: "custom_host"
+      })
+    )
+    : Effect.succeed(customHost.replace(/\/+$/, ""))
 }

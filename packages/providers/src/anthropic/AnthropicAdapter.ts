@@ -23,7 +23,7 @@ import {
   type ProviderTarget
 } from "@switchyard/core"
 import { Clock, Effect, Schema } from "effect"
-import { ensureOk, isEventStream } from "../UpstreamCall.ts"
+import { ensureOk, isEventStream, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient, UpstreamResponse } from "../UpstreamClient.ts"
 import { toAnthropicRequest } from "./AnthropicRequest.ts"
 import { Message, toChatCompletion } from "./AnthropicResponse.ts"
@@ -79,7 +79,6 @@ const dispatch = (
     "x-api-key": apiKey,
     "anthropic-version": anthropicVersion
   }
-  const forwarded = target.forward_headers?.map((header) => header.toLowerCase()) ?? []
   const extras = target.strict_vendor_compliance === false
   return (request) =>
     Effect.gen(function*() {
@@ -91,11 +90,7 @@ const dispatch = (
       }
       const mapped = yield* toAnthropicRequest(request.body, request.stream)
       const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const sent = { ...headers }
-      for (const name of forwarded) {
-        const value = request.context.headers[name]
-        if (value !== undefined) sent[name] = value
-      }
+      const sent = { ...withForwarded(target, headers, request.context.headers) }
       if (request.stream) sent.accept = "text/event-stream"
       const response = yield* client.post({ provider, url, headers: sent, body: JSON.stringify(mapped.body) }).pipe(
         Effect.flatMap(ensureOk(provider))

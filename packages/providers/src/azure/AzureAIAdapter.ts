@@ -12,8 +12,9 @@
  */
 import type { Dispatch, GatewayError, ProviderRegistry, ProviderTarget } from "@switchyard/core"
 import { Effect } from "effect"
+import { customBase, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
-import { bearer, customBase, exchange, invalid, isHostLabel, withForwarded } from "./OpenAIFormatExchange.ts"
+import { bearer, exchange, invalid, isHostLabel } from "./OpenAIFormatExchange.ts"
 
 const provider = "azure-ai"
 

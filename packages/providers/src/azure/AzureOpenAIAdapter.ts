@@ -16,17 +16,10 @@ import {
   type ProviderTarget
 } from "@switchyard/core"
 import { Effect } from "effect"
+import { customBase, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
 import * as AzureDeployment from "./AzureDeployment.ts"
-import {
-  bearer,
-  customBase,
-  exchange,
-  invalid,
-  isHostLabel,
-  withForwarded,
-  withoutModel
-} from "./OpenAIFormatExchange.ts"
+import { bearer, exchange, invalid, isHostLabel, withoutModel } from "./OpenAIFormatExchange.ts"
 
 const provider = "azure-openai"
 

@@ -11,9 +11,9 @@ import {
   type ProviderRegistry,
   type ProviderTarget
 } from "@switchyard/core"
-import { Effect, Stream } from "effect"
-import { ensureOk, isEventStream, parseJsonObject, readJson, readSseData } from "../UpstreamCall.ts"
-import type { UpstreamClient, UpstreamResponse } from "../UpstreamClient.ts"
+import { Effect } from "effect"
+import { customBase, ensureOk, isEventStream, readJson, readJsonChunks, withForwarded } from "../UpstreamCall.ts"
+import type { UpstreamClient } from "../UpstreamClient.ts"
 import { type OpenAICompatibleProvider, openAICompatibleProviders } from "./OpenAICompatibleProviders.ts"
 
 export const make = (client: UpstreamClient["Service"]): ProviderRegistry.ProviderAdapter => ({
@@ -38,13 +38,7 @@ const baseUrlOf = (
       ? Effect.fail(invalid(`api_key: provider "${target.provider}" needs an api_key`, "api_key"))
       : Effect.succeed(provider.baseUrl)
   }
-  const url = URL.parse(target.custom_host)
-  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    return Effect.fail(
-      invalid(`custom_host: must be an http or https URL (got "${target.custom_host}")`, "custom_host")
-    )
-  }
-  return Effect.succeed(target.custom_host.replace(/\/+$/, ""))
+  return customBase(target.custom_host)
 }
 
 /** Headers that depend only on the target: computed once per compiled target. */
@@ -64,7 +58,6 @@ const dispatch = (
 ): Dispatch.Dispatch => {
   const name = target.provider
   const fixedHeaders = staticHeaders(target)
-  const forwarded = target.forward_headers?.map((header) => header.toLowerCase()) ?? []
   const responseHeaders = {}
   return (request) => {
     if (!provider.endpoints.includes(request.endpoint)) {
@@ -72,9 +65,7 @@ const dispatch = (
         invalid(`provider "${name}" does not serve /v1${Endpoint.paths[request.endpoint]}`, "provider")
       )
     }
-    const headers = forwarded.length === 0
-      ? fixedHeaders
-      : withForwarded(fixedHeaders, forwarded, request.context.headers)
+    const headers = withForwarded(target, fixedHeaders, request.context.headers)
     const call = client.post({
       provider: name,
       url: baseUrl + Endpoint.paths[request.endpoint],
@@ -84,7 +75,7 @@ const dispatch = (
     return request.stream
       ? Effect.flatMap(call, (response) =>
         isEventStream(response)
-          ? Effect.succeed(GatewayResponse.stream(readChunks(name, response), { headers: responseHeaders }))
+          ? Effect.succeed(GatewayResponse.stream(readJsonChunks(name, response), { headers: responseHeaders }))
           : Effect.andThen(
             response.discard,
             Effect.fail(
@@ -97,31 +88,3 @@ const dispatch = (
       : Effect.flatMap(call, (response) => readJson(response, responseHeaders))
   }
 }
-
-const withForwarded = (
-  base: Readonly<Record<string, string>>,
-  names: ReadonlyArray<string>,
-  incoming: Readonly<Record<string, string>>
-): Record<string, string> => {
-  const headers = { ...base }
-  for (const header of names) {
-    const value = incoming[header]
-    if (value !== undefined) headers[header] = value
-  }
-  return headers
-}
-
-const readChunks = (provider: string, response: UpstreamResponse) =>
-  readSseData(provider, response).pipe(
-    Stream.mapEffect((data) => {
-      const chunk = parseJsonObject(data)
-      return chunk === undefined
-        ? Effect.fail(
-          new GatewayError.UpstreamUnreachable({
-            provider,
-            message: "the stream carried a chunk that is not a JSON object"
-          })
-        )
-        : Effect.succeed(chunk)
-    })
-  )
