@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Starts the gateway: reads the environment, builds the server layer, runs until SIGTERM or
  * SIGINT, then finishes in-flight requests (streams included) before exiting.
