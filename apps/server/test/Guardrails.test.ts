@@ -97,4 +97,50 @@ describe("hooks and guardrails through the server", () => {
     const values = listed.body.data.map((entry: { value: number }) => entry.value).sort()
     expect(values).toEqual([-2, 3])
   })
+
+  it("holds a streamed answer back until a denying output guardrail's verdict", async () => {
+    const config = leaf({
+      output_guardrails: [{ "default.contains": { words: ["echo"], operator: "none" }, deny: true }]
+    })
+    const response = await fetch(`${harness.gateway.baseUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-gateway-api-key": ADMIN_KEY, "x-gateway-config": config },
+      body: JSON.stringify(chatBody({ messages: [{ role: "user", content: "say something" }], stream: true }))
+    })
+    const text = await response.text()
+    expect(response.status).toBe(446)
+    expect(text).not.toContain("echo")
+  })
+
+  it("streams through a passing output guardrail", async () => {
+    const config = leaf({
+      output_guardrails: [{ "default.contains": { words: ["forbidden"], operator: "none" }, deny: true }]
+    })
+    const response = await fetch(`${harness.gateway.baseUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-gateway-api-key": ADMIN_KEY, "x-gateway-config": config },
+      body: JSON.stringify(chatBody({ messages: [{ role: "user", content: "say something" }], stream: true }))
+    })
+    expect(response.status).toBe(200)
+    expect(await response.text()).toContain("data: [DONE]")
+  })
+
+  it("fails a webhook check whose server is down, and denies with it", async () => {
+    const config = leaf({
+      input_guardrails: [{ "default.webhook": { webhookURL: "http://127.0.0.1:9/verdict", timeout: 500 }, deny: true }]
+    })
+    const answer = await ask(config, "hello")
+    expect(answer.status).toBe(446)
+    expect(harness.fake.requests).toHaveLength(0)
+  })
+
+  it("lets a down webhook pass when its check says failOnError: false", async () => {
+    const config = leaf({
+      input_guardrails: [{
+        "default.webhook": { webhookURL: "http://127.0.0.1:9/verdict", timeout: 500, failOnError: false },
+        deny: true
+      }]
+    })
+    expect((await ask(config, "hello")).status).toBe(200)
+  })
 })
