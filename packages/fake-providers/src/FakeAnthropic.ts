@@ -15,7 +15,6 @@
  * ```
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { type Behaviour, json, reply } from "./Behaviour.ts"
 import { errorBody, sendJson, sleepUnlessAborted, writeEvents } from "./internal/anthropic/AnthropicExchange.ts"
 import { defaultReply, messageEvents, messageObject, type MessageReply } from "./internal/anthropic/MessageReply.ts"
@@ -23,6 +22,7 @@ import { checkMessagesRequest } from "./internal/anthropic/MessagesRequestCheck.
 import { field, stringField } from "./internal/JsonFields.ts"
 
 import type { RecordedRequest } from "./FakeOpenAI.ts"
+import { addressOf, headerRecord, readText } from "./internal/IncomingRequest.ts"
 
 export type { RecordedRequest } from "./FakeOpenAI.ts"
 export type { MessageReply, ReplyBlock } from "./internal/anthropic/MessageReply.ts"
@@ -215,12 +215,6 @@ export const start = async (options: StartOptions = {}): Promise<FakeAnthropic> 
   }
 }
 
-const readText = async (request: IncomingMessage): Promise<string> => {
-  const chunks: Array<Buffer> = []
-  for await (const chunk of request) chunks.push(Buffer.from(chunk))
-  return Buffer.concat(chunks).toString("utf8")
-}
-
 /** The parsed JSON body, or undefined when it is not JSON. */
 const parseBody = (text: string): unknown => {
   try {
@@ -228,17 +222,4 @@ const parseBody = (text: string): unknown => {
   } catch {
     return undefined
   }
-}
-
-const headerRecord = (request: IncomingMessage): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return headers
-}
-
-const addressOf = (address: string | AddressInfo | null): AddressInfo => {
-  if (address === null || typeof address === "string") throw new Error("the fake is not listening on TCP")
-  return address
 }

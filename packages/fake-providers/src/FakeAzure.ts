@@ -6,11 +6,11 @@
  * the queue as it was.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { type Behaviour, json, reply } from "./Behaviour.ts"
 import type { RecordedRequest } from "./FakeOpenAI.ts"
 import { runAzureBehaviour } from "./internal/azure/AzureBehaviour.ts"
 import { type AzureSettings, checkRequest } from "./internal/azure/AzureRequestCheck.ts"
+import { addressOf, headerRecord, parseBody, readText } from "./internal/IncomingRequest.ts"
 
 export interface StartOptions {
   /** 0 (the default) picks any free port. */
@@ -135,32 +135,4 @@ export const start = async (options: StartOptions = {}): Promise<FakeAzure> => {
         server.closeAllConnections()
       })
   }
-}
-
-const readText = async (request: IncomingMessage): Promise<string> => {
-  const chunks: Array<Buffer> = []
-  for await (const chunk of request) chunks.push(Buffer.from(chunk))
-  return Buffer.concat(chunks).toString("utf8")
-}
-
-const parseBody = (text: string): unknown => {
-  if (text === "") return ""
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
-
-const headerRecord = (request: IncomingMessage): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return headers
-}
-
-const addressOf = (address: string | AddressInfo | null): AddressInfo => {
-  if (address === null || typeof address === "string") throw new Error("the fake is not listening on TCP")
-  return address
 }

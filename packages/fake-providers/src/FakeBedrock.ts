@@ -16,10 +16,10 @@
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { check } from "./internal/bedrock/ConverseBodyCheck.ts"
 import { encode, type StreamFrame, textFrames } from "./internal/bedrock/EventFrames.ts"
 import { type Credentials, verify } from "./internal/bedrock/SignatureCheck.ts"
+import { addressOf, headerRecord, readText } from "./internal/IncomingRequest.ts"
 
 export type { StreamFrame }
 
@@ -219,23 +219,4 @@ const sendError = (response: ServerResponse, status: number, errorType: string, 
     "x-amzn-requestid": randomUUID()
   })
   response.end(JSON.stringify({ message }))
-}
-
-const readText = async (request: IncomingMessage): Promise<string> => {
-  const chunks: Array<Buffer> = []
-  for await (const chunk of request) chunks.push(Buffer.from(chunk))
-  return Buffer.concat(chunks).toString("utf8")
-}
-
-const headerRecord = (request: IncomingMessage): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return headers
-}
-
-const addressOf = (address: string | AddressInfo | null): AddressInfo => {
-  if (address === null || typeof address === "string") throw new Error("the fake is not listening on TCP")
-  return address
 }

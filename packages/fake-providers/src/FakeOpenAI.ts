@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { type Behaviour, reply } from "./Behaviour.ts"
 import { runBehaviour } from "./internal/BehaviourRunner.ts"
+import { addressOf, headerRecord, parseBody, readText } from "./internal/IncomingRequest.ts"
 
 /** A request as the fake received it. */
 export interface RecordedRequest {
@@ -119,32 +119,4 @@ export const start = async (options: StartOptions = {}): Promise<FakeOpenAI> => 
         server.closeAllConnections()
       })
   }
-}
-
-const readText = async (request: IncomingMessage): Promise<string> => {
-  const chunks: Array<Buffer> = []
-  for await (const chunk of request) chunks.push(Buffer.from(chunk))
-  return Buffer.concat(chunks).toString("utf8")
-}
-
-const parseBody = (text: string): unknown => {
-  if (text === "") return ""
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
-
-const headerRecord = (request: IncomingMessage): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return headers
-}
-
-const addressOf = (address: string | AddressInfo | null): AddressInfo => {
-  if (address === null || typeof address === "string") throw new Error("the fake is not listening on TCP")
-  return address
 }

@@ -1,7 +1,8 @@
 /** The server half shared by FakeGemini and FakeVertex: recording, a behaviour queue, closing. */
 import { createServer, type ServerResponse } from "node:http"
+import { addressOf } from "../IncomingRequest.ts"
 import type { GoogleBehaviour } from "./GeminiAnswer.ts"
-import { addressOf, readRequest, type RecordedRequest } from "./GoogleHttp.ts"
+import { readRequest, type RecordedRequest } from "./GoogleHttp.ts"
 
 export interface Turn {
   readonly request: RecordedRequest

@@ -1,6 +1,6 @@
 /** The HTTP plumbing of the Google fakes: reading requests, writing JSON, Google errors and SSE. */
 import type { IncomingMessage, ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import { headerRecord, readText } from "../IncomingRequest.ts"
 
 /** A request as a Google fake received it. */
 export interface RecordedRequest {
@@ -16,14 +16,14 @@ export interface RecordedRequest {
 }
 
 export const readRequest = async (request: IncomingMessage): Promise<RecordedRequest> => {
-  const chunks: Array<Buffer> = []
-  for await (const chunk of request) chunks.push(Buffer.from(chunk))
-  const text = Buffer.concat(chunks).toString("utf8")
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
+  const text = await readText(request)
+  return {
+    method: request.method ?? "GET",
+    path: request.url ?? "/",
+    headers: headerRecord(request),
+    text,
+    body: parseJson(text)
   }
-  return { method: request.method ?? "GET", path: request.url ?? "/", headers, text, body: parseJson(text) }
 }
 
 const parseJson = (text: string): unknown => {
@@ -79,9 +79,4 @@ export const writeSse = (response: ServerResponse, events: ReadonlyArray<unknown
   if (cutAfter === undefined) return void response.end()
   const socket = response.socket
   socket?.end(() => socket.destroy())
-}
-
-export const addressOf = (address: string | AddressInfo | null): AddressInfo => {
-  if (address === null || typeof address === "string") throw new Error("the fake is not listening on TCP")
-  return address
 }
