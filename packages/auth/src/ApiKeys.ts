@@ -4,10 +4,10 @@
  */
 import { GatewayError, LeastRecentlyUsed, Principal } from "@switchyard/core"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient, SqlError, type Statement } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { createHmac, randomBytes } from "node:crypto"
 import { ServerSecret } from "./ServerSecret.ts"
-import { ensureWorkspace, NullableTimestamp, Timestamp } from "./StoredRow.ts"
+import { ensureWorkspace, NullableTimestamp, orInternal, Timestamp } from "./StoredRow.ts"
 
 export const ScopeSchema = Schema.Literals(Principal.scopes)
 
@@ -175,14 +175,3 @@ export class ApiKeys extends Context.Service<ApiKeys, {
     })
   )
 }
-
-/** Storage and row-decoding failures are the gateway's own: a 500, with the cause logged. */
-export const orInternal = (what: string) =>
-<A, R>(
-  effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError, R>
-): Effect.Effect<A, GatewayError.InternalError, R> =>
-  Effect.catch(effect, (error) =>
-    Effect.andThen(
-      Effect.logError(`${what}: ${error.message}`),
-      Effect.fail(new GatewayError.InternalError({ message: `${what}: ${error.message}` }))
-    ))

@@ -3,6 +3,7 @@
  * arrives as a string from Postgres, as a number from SQLite), and rows are decoded at the
  * boundary like any other input.
  */
+import { GatewayError } from "@switchyard/core"
 import { Effect, Schema } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 
@@ -23,3 +24,14 @@ export const ensureWorkspace = (
   Effect.asVoid(
     sql`INSERT INTO workspaces (id, name, created_at) VALUES (${workspaceId}, ${workspaceId}, ${now}) ON CONFLICT (id) DO NOTHING`
   )
+
+/** Storage and row-decoding failures are the gateway's own: a 500, with the cause logged. */
+export const orInternal = (what: string) =>
+<A, R>(
+  effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError, R>
+): Effect.Effect<A, GatewayError.InternalError, R> =>
+  Effect.catch(effect, (error) =>
+    Effect.andThen(
+      Effect.logError(`${what}: ${error.message}`),
+      Effect.fail(new GatewayError.InternalError({ message: `${what}: ${error.message}` }))
+    ))

@@ -3,7 +3,7 @@
  * `x-gateway-provider` or in the model, `@slug/model`). Credentials are sealed at rest and never
  * returned; a listing shows the non-secret fields and a hint of each secret.
  */
-import { ApiKeys, ServerSecret, StoredRow } from "@switchyard/auth"
+import { ServerSecret, StoredRow } from "@switchyard/auth"
 import { GatewayError } from "@switchyard/core"
 import type { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
@@ -34,7 +34,6 @@ export interface ResolvedIntegration {
   readonly version: number
 }
 
-const Timestamp = Schema.Union([Schema.Finite, Schema.NumberFromString])
 const Row = Schema.Struct({
   id: Schema.String,
   workspace_id: Schema.String,
@@ -43,8 +42,8 @@ const Row = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   credentials: Schema.String,
   settings: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)),
-  created_at: Timestamp,
-  updated_at: Timestamp
+  created_at: StoredRow.Timestamp,
+  updated_at: StoredRow.Timestamp
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 
@@ -88,7 +87,7 @@ export class Integrations extends Context.Service<Integrations, {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const secret = yield* ServerSecret.ServerSecret
-        const internal = ApiKeys.orInternal("integrations")
+        const internal = StoredRow.orInternal("integrations")
         const resolved = new ShortLivedCache<Option.Option<ResolvedIntegration>>({ capacity: 4096, ttlMs: 2_000 })
         const select = (where: Statement.Fragment) =>
           sql`SELECT id, workspace_id, slug, provider, name, credentials, settings, created_at, updated_at FROM integrations WHERE ${where}`

@@ -4,7 +4,7 @@
  * version, which keys the compiled Dispatch. A config may hold provider credentials, so it is
  * sealed at rest like any credential, and every answer masks them.
  */
-import { ApiKeys, SecretBox, ServerSecret, StoredRow } from "@switchyard/auth"
+import { SecretBox, ServerSecret, StoredRow } from "@switchyard/auth"
 import { GatewayError } from "@switchyard/core"
 import { GatewayConfig, StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
@@ -23,15 +23,14 @@ export interface StoredConfig {
   readonly updated_at: number
 }
 
-const Timestamp = Schema.Union([Schema.Finite, Schema.NumberFromString])
 const Row = Schema.Struct({
   id: Schema.String,
   workspace_id: Schema.String,
   name: Schema.String,
   config: Schema.String,
-  version: Timestamp,
-  created_at: Timestamp,
-  updated_at: Timestamp
+  version: Schema.Finite,
+  created_at: StoredRow.Timestamp,
+  updated_at: StoredRow.Timestamp
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 const decodeConfig = Schema.decodeUnknownEffect(GatewayConfig.GatewayConfig)
@@ -114,7 +113,7 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const secret = yield* ServerSecret.ServerSecret
-        const internal = ApiKeys.orInternal("configs")
+        const internal = StoredRow.orInternal("configs")
         const resolved = new ShortLivedCache<Option.Option<ResolvedConfig>>({ capacity: 4096, ttlMs: 2_000 })
         const seal = (config: GatewayConfig.GatewayConfig) => SecretBox.seal(secret.credentialKey, encodeConfig(config))
         const open = (row: typeof Row.Type): Effect.Effect<OpenedRow, GatewayError.InternalError> =>

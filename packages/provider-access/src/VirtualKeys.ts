@@ -3,7 +3,7 @@
  * provider credentials. The token is shown once at creation and kept only as a keyed hash, like
  * an API key; the credentials behind it are sealed.
  */
-import { ApiKeys, ServerSecret, StoredRow } from "@switchyard/auth"
+import { ServerSecret, StoredRow } from "@switchyard/auth"
 import { GatewayError } from "@switchyard/core"
 import type { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
@@ -30,7 +30,6 @@ export interface CreatedVirtualKey extends VirtualKey {
   readonly key: string
 }
 
-const Timestamp = Schema.Union([Schema.Finite, Schema.NumberFromString])
 const Row = Schema.Struct({
   id: Schema.String,
   workspace_id: Schema.String,
@@ -39,7 +38,7 @@ const Row = Schema.Struct({
   key_prefix: Schema.String,
   credentials: Schema.String,
   settings: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)),
-  created_at: Timestamp
+  created_at: StoredRow.Timestamp
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 
@@ -75,7 +74,7 @@ export class VirtualKeys extends Context.Service<VirtualKeys, {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const secret = yield* ServerSecret.ServerSecret
-        const internal = ApiKeys.orInternal("virtual keys")
+        const internal = StoredRow.orInternal("virtual keys")
         const hashOf = (token: string) => createHmac("sha256", secret.apiKeyHmacKey).update(token).digest("hex")
         const resolved = new ShortLivedCache<Option.Option<ResolvedIntegration>>({ capacity: 4096, ttlMs: 2_000 })
         const select = (where: Statement.Fragment) =>

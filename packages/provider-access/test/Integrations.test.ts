@@ -233,10 +233,6 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         assert.isTrue(Option.isSome(yield* resolve("first-in-workspace", `ws-new-${name}`)))
       }))
 
-    // BUG on Postgres (src/Integrations.ts, create): the slug is checked with a SELECT before the
-    // INSERT, outside any lock, so a second create racing the first passes the check and its INSERT
-    // hits UNIQUE (workspace_id, slug): a UniqueViolation that orInternal turns into a 500 instead of
-    // the 409. SQLite serialises the two on its one connection. Flips to passing when fixed.
     it.effect(
       "two concurrent creates of one slug: one succeeds, the other is a Conflict",
       () =>

@@ -59,9 +59,6 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         })
       }))
 
-    // BUG (src/StoredConfigs.ts, create: toStoredConfig({ ...row, config })): the row spread carries the
-    // column deleted_at, so POST /v1/configs answers "deleted_at": null, which no GET answers. Flips
-    // to passing when create answers the fields of StoredConfig only.
     it.effect("create answers exactly what get answers", () =>
       Effect.gen(function*() {
         const created = yield* create()
@@ -169,10 +166,6 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         assert.notInclude(stored, API_KEY)
       }))
 
-    // BUG (src/StoredConfigs.ts, toStoredConfig/create/list/get): a config object may carry provider
-    // credentials (api_key, cloud secrets, Authorization), and they come back in full from create, list and
-    // get (so from GET /v1/configs), though extensions.md says "Credentials are never returned in full by
-    // any GET". They are also stored in clear in configs.config. Flips to passing when they are masked.
     it.effect("a config's api_key is never answered in full", () =>
       Effect.gen(function*() {
         const withKey: GatewayConfig.GatewayConfig = { provider: "openai", api_key: API_KEY }
