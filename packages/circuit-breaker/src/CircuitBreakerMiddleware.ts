@@ -23,7 +23,7 @@ export const DEFAULT_REDIS_PREFIX = "switchyard:circuit:"
 
 /**
  * Whether one attempt counts against its target. Connection errors and timeouts always count;
- * upstream statuses count when listed in `failure_status_codes` (default: any status >= 500),
+ * upstream statuses count when listed in `failure_status_codes` (default: every status >= 500),
  * and other upstream answers count as successes. The gateway's own errors (bad input, its own
  * faults, a nested circuit's rejection) say nothing about the upstream and are ignored.
  */

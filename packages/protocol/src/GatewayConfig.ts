@@ -81,7 +81,7 @@ export interface GatewayConfig extends Schema.Schema.Type<typeof Fields> {
   readonly targets?: ReadonlyArray<GatewayConfig>
 }
 
-/** What a config decodes from: any JSON object (members are checked by name). @since 0.1.0 */
+/** What a config decodes from: a JSON object of every shape (members are checked by name). @since 0.1.0 */
 export type GatewayConfigEncoded = { readonly [key: string]: unknown }
 
 /**

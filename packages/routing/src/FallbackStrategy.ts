@@ -1,6 +1,6 @@
 /**
  * `fallback`: targets are tried in order. The next one is tried when a target fails with an
- * upstream status in `strategy.on_status_codes` (by default: any upstream failure, i.e. a provider
+ * upstream status in `strategy.on_status_codes` (by default: every upstream failure, i.e. a provider
  * status >= 400, an unreachable provider (502) or a timeout (408)); a target whose circuit is open
  * is always skipped. The gateway's own errors (bad input and the like) fail at once. When every
  * target fails, the last failure is the answer; when every target is open, `TargetsUnavailable`.

@@ -1,4 +1,4 @@
-/** `default.jsonKeys {keys, operator}`: the JSON object in the text has any, all or none of `keys`. */
+/** `default.jsonKeys {keys, operator}`: the JSON object in the text has some, all or none of `keys` (operator any, all or none). */
 import { Effect, Schema } from "effect"
 import * as Check from "../../Check.ts"
 import { holdsFor, jsonIn, Operator } from "./Parameters.ts"

@@ -1,4 +1,4 @@
-/** `default.requiredMetadataKeys {metadataKeys, operator}`: `x-gateway-metadata` has any, all or none of the keys. */
+/** `default.requiredMetadataKeys {metadataKeys, operator}`: `x-gateway-metadata` has some, all or none of the keys (operator any, all or none). */
 import { Effect, Schema } from "effect"
 import * as Check from "../../Check.ts"
 import { holdsFor, Operator } from "./Parameters.ts"
