@@ -17,6 +17,7 @@ import { Deployment } from "./Deployment.ts"
 import { InputGuardrail, OutputGuardrail } from "./Guardrails.ts"
 import { AfterRequestHook, BeforeRequestHook } from "./Hooks.ts"
 import { IntAtLeast, isAtLeast, JsonObject, StatusCode } from "./internal/Checks.ts"
+import { strategyDepthRule } from "./internal/StrategyDepth.ts"
 import { closedStruct } from "./internal/Structs.ts"
 import { decodeInput, decodeInputResult } from "./InvalidInput.ts"
 import { RetryConfig } from "./RetryConfig.ts"
@@ -100,7 +101,8 @@ export const ConfigNode: Schema.Codec<GatewayConfig, GatewayConfigEncoded> = clo
 /**
  * A complete config: a {@link ConfigNode} whose tree satisfies the field
  * combinations and rules 1-3 of the interface (see the package README for how
- * they are read).
+ * they are read), with at most {@link MAX_STRATEGY_DEPTH} strategy nodes on any
+ * path from the root (checked on the raw object, before any member is decoded).
  *
  * @example
  * import { Schema } from "effect"
@@ -112,7 +114,13 @@ export const ConfigNode: Schema.Codec<GatewayConfig, GatewayConfigEncoded> = clo
  *
  * @since 0.1.0
  */
-export const GatewayConfig: Schema.Codec<GatewayConfig, GatewayConfigEncoded> = ConfigNode.check(treeRules)
+export const GatewayConfig: Schema.Codec<GatewayConfig, GatewayConfigEncoded> = Schema.Record(
+  Schema.String,
+  Schema.Unknown
+).check(strategyDepthRule).pipe(Schema.decodeTo(ConfigNode.check(treeRules)))
+
+/** The most strategy nodes (objects with `strategy` and `targets`) one path may hold. @since 0.2.0 */
+export { MAX_STRATEGY_DEPTH } from "./internal/StrategyDepth.ts"
 
 /** Decodes a config; every `param` starts with `config`. @since 0.1.0 */
 export const decode = decodeInput(GatewayConfig, { root: "config" })

@@ -1,6 +1,6 @@
 // Strategy conditions have a `then` member by the interface; these objects are never awaited.
 /* oxlint-disable unicorn/no-thenable */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import { GatewayConfig } from "@switchyard/protocol"
 import { Effect, Result } from "effect"
 import fc from "fast-check"
@@ -371,5 +371,26 @@ describe("GatewayConfig", () => {
           result.failure.param !== null && result.failure.param.startsWith("config.retry")
       }))
     })
+  })
+})
+
+describe("GatewayConfig depth", () => {
+  const leaf = { provider: "openai", api_key: "sk" }
+  const chain = (depth: number): unknown =>
+    depth === 0 ? leaf : { strategy: { mode: "fallback" }, targets: [leaf, chain(depth - 1)] }
+
+  it("accepts 10 strategy nodes on one path", () => {
+    accepts(decode, chain(10))
+  })
+
+  it("refuses an 11th strategy node on one path, naming where it is", () => {
+    const path = "config" + ".targets[1]".repeat(10)
+    rejects(decode, chain(11), path, "is the 11th strategy node")
+  })
+
+  it("answers a deep tree at once, before decoding any member", () => {
+    const started = performance.now()
+    rejects(decode, chain(40), "config" + ".targets[1]".repeat(10), "at most 10 are allowed")
+    expect(performance.now() - started).toBeLessThan(1_000)
   })
 })

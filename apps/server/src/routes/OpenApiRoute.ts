@@ -13,8 +13,10 @@ import {
 import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 
+// The type side: a closed struct checks its keys on an untyped record first (protocol's
+// internal/Structs), so its encoded side says nothing of its fields.
 const jsonSchemaOf = (schema: Schema.Top): unknown => {
-  const document = Schema.toJsonSchemaDocument(schema)
+  const document = Schema.toJsonSchemaDocument(Schema.toType(schema))
   return { ...document.schema, $defs: document.definitions }
 }
 

@@ -1,0 +1,95 @@
+/**
+ * Validation time grows linearly with the input, whatever its shape. Each figure is the median
+ * of several timed batches of decodes, so the ratios hold on a busy machine: linear work takes
+ * about twice as long for twice the input, where the old config decoder took 2^depth as long.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ChatCompletionRequest, GatewayConfig } from "@switchyard/protocol"
+import { Result } from "effect"
+
+type Decode = (input: unknown) => Result.Result<unknown, unknown>
+
+/** Milliseconds per decode: the median of 7 batches, each long enough to be measured. */
+const cost = (decode: Decode, input: unknown): number => {
+  expect(Result.isSuccess(decode(input))).toBe(true)
+  let batch = 1
+  while (timeBatch(decode, input, batch) < 10) batch *= 2
+  const samples = Array.from({ length: 7 }, () => timeBatch(decode, input, batch) / batch).sort((a, b) => a - b)
+  return samples[3] ?? Number.POSITIVE_INFINITY
+}
+
+const timeBatch = (decode: Decode, input: unknown, batch: number): number => {
+  const started = performance.now()
+  for (let index = 0; index < batch; index++) decode(input)
+  return performance.now() - started
+}
+
+/** Milliseconds per decode of each input, measured after one warm-up pass over all of them. */
+const costs = (decode: Decode, inputs: ReadonlyArray<unknown>): Array<number> => {
+  inputs.forEach((input) => cost(decode, input))
+  return inputs.map((input) => cost(decode, input))
+}
+
+/**
+ * Twice the input costs well under four times as much, four times the input well under sixteen
+ * times (what quadratic work would cost); the margins absorb a machine busy with other tests.
+ */
+const expectLinear = (decode: Decode, make: (n: number) => unknown, n: number) => {
+  const [single = 0, double = 0, quadruple = 0] = costs(decode, [make(n), make(2 * n), make(4 * n)])
+  expect(double / single).toBeLessThan(3.5)
+  expect(quadruple / single).toBeLessThan(10)
+}
+
+const leaf = { provider: "openai", api_key: "sk", retry: { attempts: 2 }, cache: { mode: "simple" } }
+const chain = (depth: number): unknown =>
+  depth === 0 ? leaf : { strategy: { mode: "fallback" }, targets: [chain(depth - 1)] }
+const comb = (depth: number): unknown =>
+  depth === 0 ? leaf : { strategy: { mode: "fallback" }, targets: [leaf, comb(depth - 1), leaf] }
+const wide = (width: number): unknown => ({
+  strategy: { mode: "loadbalance" },
+  targets: Array.from({ length: width }, () => leaf)
+})
+
+const chat = (extra: Record<string, unknown>) => ({ model: "m", messages: [{ role: "user", content: "hi" }], ...extra })
+const nested = (depth: number): unknown =>
+  depth === 0 ? { type: "string" } : { type: "object", properties: { a: nested(depth - 1) } }
+
+describe("validation work", () => {
+  it("grows linearly with the depth of a config (up to the limit of 10 strategy levels)", () => {
+    const [chain5 = 0, chain10 = 0] = costs(GatewayConfig.decodeResult, [chain(5), chain(10)])
+    expect(chain10 / chain5).toBeLessThan(3.5)
+    const [comb5 = 0, comb10 = 0] = costs(GatewayConfig.decodeResult, [comb(5), comb(10)])
+    expect(comb10 / comb5).toBeLessThan(3.5)
+  })
+
+  it("grows linearly with the number of targets", () => {
+    expectLinear(GatewayConfig.decodeResult, wide, 50)
+  })
+
+  it("grows linearly with the messages and tools of a chat body", () => {
+    expectLinear(ChatCompletionRequest.decodeResult, (n) =>
+      chat({
+        messages: Array.from({ length: n * 4 }, (_, index) => ({ role: "user", content: `message ${index}` })),
+        tools: Array.from({ length: n }, (_, index) => ({
+          type: "function",
+          function: { name: `tool_${index}`, parameters: nested(4) }
+        }))
+      }), 30)
+  })
+
+  it("grows linearly with the depth of a tool's JSON schema and of a response format", () => {
+    expectLinear(ChatCompletionRequest.decodeResult, (n) =>
+      chat({
+        tools: [{ type: "function", function: { name: "f", parameters: nested(n * 3) } }],
+        response_format: { type: "json_schema", json_schema: { name: "s", schema: nested(n * 3) } }
+      }), 5)
+  })
+
+  it("grows linearly with the metadata of a chat body", () => {
+    // 16 pairs at most: what can grow is the length of the values
+    expectLinear(ChatCompletionRequest.decodeResult, (n) =>
+      chat({
+        metadata: Object.fromEntries(Array.from({ length: 16 }, (_, index) => [`key${index}`, "v".repeat(n)]))
+      }), 100)
+  })
+})
