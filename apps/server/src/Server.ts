@@ -16,6 +16,7 @@ import { Console, Effect, Layer, Option } from "effect"
 import * as GatewayEmbedder from "./GatewayEmbedder.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
 import * as Routes from "./Routes.ts"
+import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
 
 const announceAdminKey = (key: string) =>
@@ -85,9 +86,19 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
   const services = Layer.provideMerge(gatewayPipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage)).pipe(
     Layer.provideMerge(storage)
   )
+  const bodyTimeoutMs = config.bodyTimeoutSeconds * 1000
   return NodeEdge.layer(
-    { host: config.host, port: config.port, gracefulShutdownMs: config.shutdownGraceSeconds * 1000 },
-    { node: Routes.nodeRoutes({ maxBodyBytes: config.maxBodyBytes }), router: Routes.routerRoutes }
+    {
+      host: config.host,
+      port: config.port,
+      gracefulShutdownMs: config.shutdownGraceSeconds * 1000,
+      headersTimeoutMs: config.headersTimeoutSeconds * 1000,
+      bodyTimeoutMs
+    },
+    {
+      node: Routes.nodeRoutes({ body: { maxBytes: config.maxBodyBytes, timeoutMs: bodyTimeoutMs } }),
+      router: Routes.routerRoutes.pipe(Layer.provide(Layer.succeed(ManagementRoute.BodyTimeoutMs, bodyTimeoutMs)))
+    }
   ).pipe(
     // built before the server listens: node:http accepts connections as soon as it listens
     Layer.provide(services),

@@ -12,7 +12,9 @@ export const ServerConfig = Config.all({
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
   cacheEmbeddingModel: Config.String("GATEWAY_CACHE_EMBEDDING_MODEL").pipe(Config.option),
   maxBodyBytes: Config.Int("GATEWAY_MAX_BODY").pipe(Config.withDefault(10 * 1024 * 1024)),
-  shutdownGraceSeconds: Config.Int("GATEWAY_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(30))
+  shutdownGraceSeconds: Config.Int("GATEWAY_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(30)),
+  headersTimeoutSeconds: Config.Int("GATEWAY_HEADERS_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
+  bodyTimeoutSeconds: Config.Int("GATEWAY_BODY_TIMEOUT_SECONDS").pipe(Config.withDefault(60))
 })
 
 export type ServerConfig = Config.Success<typeof ServerConfig>

@@ -1,3 +1,5 @@
+export * as NodeBody from "./http/NodeBody.ts"
+export * as NodeEdge from "./http/NodeEdge.ts"
 export * as Routes from "./Routes.ts"
 export * as Server from "./Server.ts"
 export * as ServerConfig from "./ServerConfig.ts"

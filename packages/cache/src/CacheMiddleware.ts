@@ -280,7 +280,7 @@ const serve = (
   status: Status
 ): GatewayResponse.GatewayResponse | undefined => {
   const headers = { [STATUS_HEADER]: status }
-  if (!request.stream) return GatewayResponse.fromBytes(textEncoder.encode(entry.body), { headers })
+  if (!request.stream) return GatewayResponse.fromJsonBytes(textEncoder.encode(entry.body), { headers })
   let body: unknown
   try {
     body = JSON.parse(entry.body)

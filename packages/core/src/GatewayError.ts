@@ -42,6 +42,9 @@ export class UpstreamTimeout extends Data.TaggedError("UpstreamTimeout")<{
   readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
 }> {}
 
+/** 408: the client was too slow sending its request (its body did not arrive in time). */
+export class ClientTimeout extends Data.TaggedError("ClientTimeout")<{ readonly message: string }> {}
+
 /** 413: the request body is larger than the configured limit. */
 export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limitBytes: number }> {}
 
@@ -79,6 +82,9 @@ export class HookDenied extends Data.TaggedError("HookDenied")<{
   readonly hookResults: unknown
 }> {}
 
+/** 503: the gateway itself cannot serve this now (it is shutting down, a required store is down). */
+export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly message: string }> {}
+
 /** 500: a fault of the gateway itself. The message is logged, never shown in detail. */
 export class InternalError extends Data.TaggedError("InternalError")<{ readonly message: string }> {}
 
@@ -89,11 +95,13 @@ export type GatewayError =
   | NotFound
   | Conflict
   | UpstreamTimeout
+  | ClientTimeout
   | PayloadTooLarge
   | UpstreamStatus
   | UpstreamUnreachable
   | TargetsUnavailable
   | HookDenied
+  | Unavailable
   | InternalError
 
 /** What an error answers over HTTP. */
@@ -154,12 +162,17 @@ export const withGatewayHeaders = (error: GatewayError, headers: Readonly<Record
   switch (error._tag) {
     case "UpstreamStatus":
       return new UpstreamStatus({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
+    // an Error's message is not an own enumerable member: spreading the error would drop it
     case "UpstreamUnreachable":
-      return new UpstreamUnreachable({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
+      return new UpstreamUnreachable({
+        provider: error.provider,
+        message: error.message,
+        gatewayHeaders: { ...error.gatewayHeaders, ...headers }
+      })
     case "UpstreamTimeout":
       return new UpstreamTimeout({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
     case "TargetsUnavailable":
-      return new TargetsUnavailable({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
+      return new TargetsUnavailable({ message: error.message, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
     default:
       return error
   }
@@ -199,6 +212,8 @@ const statusAndBody = (error: Exclude<GatewayError, UpstreamStatus>): Omit<HttpF
           "request_timeout"
         )
       }
+    case "ClientTimeout":
+      return { status: 408, body: envelope(error.message, "invalid_request_error", null, "request_timeout") }
     case "PayloadTooLarge":
       return {
         status: 413,
@@ -229,6 +244,8 @@ const statusAndBody = (error: Exclude<GatewayError, UpstreamStatus>): Omit<HttpF
           hook_results: error.hookResults
         }
       }
+    case "Unavailable":
+      return { status: 503, body: envelope(error.message, "server_error", null, "unavailable") }
     case "InternalError":
       return { status: 500, body: envelope("internal error", "server_error", null, "internal_error") }
   }

@@ -45,19 +45,26 @@ export const json = (
 })
 
 /**
- * A JSON answer that keeps the provider's bytes; the value is parsed at most once, and only if
- * someone reads it.
+ * A JSON answer that keeps the provider's bytes, so the edge writes them as they are; undefined
+ * when the bytes are not JSON. They are parsed here, once: an answer that claims JSON but does
+ * not parse must never be relayed as a success nor cached, and the value is ready for any
+ * middleware that reads it.
  */
-export const fromBytes = (
+export const fromJsonBytes = (
   raw: Uint8Array,
   options?: { readonly status?: number; readonly headers?: ResponseHeaders }
-): JsonResponse => {
-  let parsed: { readonly value: unknown } | undefined
+): JsonResponse | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(textDecoder.decode(raw))
+  } catch {
+    return undefined
+  }
   return {
     _tag: "Json",
     status: options?.status ?? 200,
     headers: options?.headers ?? {},
-    body: () => (parsed ??= { value: JSON.parse(textDecoder.decode(raw)) }).value,
+    body: () => value,
     raw
   }
 }

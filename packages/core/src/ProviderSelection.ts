@@ -4,7 +4,7 @@
  * model) that the auth package adds. The answer is a config tree plus a key naming its content,
  * so the compiler builds each distinct selection once.
  */
-import { GatewayConfig, InvalidInput } from "@switchyard/protocol"
+import { GatewayConfig, InvalidInput, JsonLimits } from "@switchyard/protocol"
 import { Context, Effect, Option, Result } from "effect"
 import type { ConfigNode } from "./ConfigNode.ts"
 import { type GatewayError, InvalidRequest } from "./GatewayError.ts"
@@ -33,30 +33,41 @@ export interface Selector {
 
 const decodeConfig = InvalidInput.decodeInputResult(GatewayConfig.GatewayConfig, { root: "config" })
 
-/** `x-gateway-config` holding a config object as JSON. */
+/**
+ * `x-gateway-config` holding a config object as JSON. A stored config's id (`pc-…`) is left to
+ * the stored selector; any other value that is not a JSON object is refused, never ignored.
+ */
 export const configHeader: Selector = {
   name: Headers.config,
   select: ({ headers }) => {
     const raw = headers[Headers.config]
-    if (raw === undefined || !raw.trimStart().startsWith("{")) return Effect.succeed(Option.none())
-    return Effect.succeed(Option.some({
-      key: `config:${raw}`,
-      config: Effect.suspend(() => {
-        let parsed: unknown
-        try {
-          parsed = JSON.parse(raw)
-        } catch {
-          return Effect.fail(
-            new InvalidRequest({ message: `${Headers.config}: is not valid JSON`, param: Headers.config })
-          )
-        }
-        const decoded = decodeConfig(parsed)
-        return Result.isSuccess(decoded)
-          ? Effect.succeed(decoded.success)
-          : Effect.fail(new InvalidRequest({ message: decoded.failure.message, param: decoded.failure.param }))
-      })
-    }))
+    if (raw === undefined || raw.trim().startsWith("pc-")) return Effect.succeed(Option.none())
+    return Effect.succeed(Option.some({ key: `config:${raw}`, config: Effect.suspend(() => decodeConfigHeader(raw)) }))
   }
+}
+
+const invalidConfigHeader = (rule: string) =>
+  Effect.fail(new InvalidRequest({ message: `${Headers.config}: ${rule}`, param: Headers.config }))
+
+const decodeConfigHeader = (raw: string): Effect.Effect<ConfigNode, InvalidRequest> => {
+  if (JsonLimits.exceedsDepth(raw)) return invalidConfigHeader(JsonLimits.depthRule)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return invalidConfigHeader("is not valid JSON")
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return invalidConfigHeader(
+      `must be a JSON object or a stored config id (pc-…), not ${
+        parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`
+      }`
+    )
+  }
+  const decoded = decodeConfig(parsed)
+  return Result.isSuccess(decoded)
+    ? Effect.succeed(decoded.success)
+    : Effect.fail(new InvalidRequest({ message: decoded.failure.message, param: decoded.failure.param }))
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Per-request facts every middleware may read: tracing ids, caller metadata and the principal.
  */
+import { JsonLimits } from "@switchyard/protocol"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { InvalidRequest } from "./GatewayError.ts"
@@ -50,6 +51,7 @@ export const parseMetadata = (
   raw: string | undefined
 ): Effect.Effect<Readonly<Record<string, string>>, InvalidRequest> => {
   if (raw === undefined || raw === "") return Effect.succeed(EMPTY)
+  if (JsonLimits.exceedsDepth(raw)) return Effect.fail(invalidMetadata(JsonLimits.depthRule))
   let parsed: unknown
   try {
     parsed = JSON.parse(raw)

@@ -192,4 +192,41 @@ describe("GatewayError upstream failures", () => {
     const error = GatewayError.withGatewayHeaders(new GatewayError.NotFound({ message: "m" }), { a: "b" })
     assert.deepStrictEqual(GatewayError.toHttp(error).headers, {})
   })
+
+  it("keeps every upstream failure's message when it adds gateway headers", () => {
+    const headers = { "x-gateway-provider": "openai" }
+    const failures: ReadonlyArray<[GatewayError.GatewayError, string]> = [
+      [
+        new GatewayError.UpstreamUnreachable({ provider: "openai", message: "connect ECONNREFUSED 127.0.0.1:9" }),
+        "openai: connect ECONNREFUSED 127.0.0.1:9"
+      ],
+      [
+        new GatewayError.TargetsUnavailable({ message: "every target's circuit is open" }),
+        "every target's circuit is open"
+      ]
+    ]
+    for (const [failure, message] of failures) {
+      const { body } = GatewayError.toHttp(GatewayError.withGatewayHeaders(failure, headers))
+      assert.strictEqual(body.error.message, message)
+    }
+  })
+
+  it("answers 408 for a slow client and 503 when the gateway cannot serve, each with its message", () => {
+    const slow = GatewayError.toHttp(new GatewayError.ClientTimeout({ message: "body: did not arrive within 60 s" }))
+    assert.strictEqual(slow.status, 408)
+    assert.deepStrictEqual(slow.body.error, {
+      message: "body: did not arrive within 60 s",
+      type: "invalid_request_error",
+      param: null,
+      code: "request_timeout"
+    })
+    const stopping = GatewayError.toHttp(new GatewayError.Unavailable({ message: "shutting down" }))
+    assert.strictEqual(stopping.status, 503)
+    assert.deepStrictEqual(stopping.body.error, {
+      message: "shutting down",
+      type: "server_error",
+      param: null,
+      code: "unavailable"
+    })
+  })
 })

@@ -57,6 +57,37 @@ describe("ProviderSelection.select", () => {
       assert.strictEqual(error.param, "x-gateway-config")
     }))
 
+  it.effect("rejects an x-gateway-config that is JSON but not an object, instead of ignoring it", () =>
+    Effect.gen(function*() {
+      for (const [raw, kind] of [["[1]", "an array"], ["5", "a number"], ["null", "null"], ["\"x\"", "a string"]]) {
+        const error = yield* configFailure({ "x-gateway-config": raw ?? "", ...viaProvider })
+        assert.strictEqual(
+          error.message,
+          `x-gateway-config: must be a JSON object or a stored config id (pc-…), not ${kind}`
+        )
+        assert.strictEqual(error.param, "x-gateway-config")
+      }
+    }))
+
+  it.effect("rejects an x-gateway-config nested deeper than 64 levels before parsing it", () =>
+    Effect.gen(function*() {
+      const error = yield* configFailure({ "x-gateway-config": `{"a":${"[".repeat(70)}${"]".repeat(70)}}` })
+      assert.strictEqual(
+        error.message,
+        "x-gateway-config: must not be nested deeper than 64 levels of objects and arrays"
+      )
+    }))
+
+  it.effect("leaves a stored config id to the stored selector", () =>
+    Effect.gen(function*() {
+      const selection = yield* ProviderSelection.configHeader.select({
+        headers: { "x-gateway-config": " pc-123" },
+        workspaceId: "ws",
+        model: undefined
+      })
+      assert.isTrue(Option.isNone(selection))
+    }))
+
   it.effect("rejects an x-gateway-config that breaks a config rule, naming the field", () =>
     Effect.gen(function*() {
       const error = yield* configFailure({

@@ -24,12 +24,23 @@ export const ensureOk = (provider: string) =>
         })
       ))
 
-/** A 2xx JSON answer kept as the provider's bytes, parsed only if a middleware reads it. */
+/** A 2xx JSON answer kept as the provider's bytes; bytes that are not JSON are a 502. */
 export const readJson = (
+  provider: string,
   response: UpstreamResponse,
   headers: GatewayResponse.ResponseHeaders
 ): Effect.Effect<GatewayResponse.JsonResponse, GatewayError.UpstreamUnreachable> =>
-  Effect.map(response.bytes, (raw) => GatewayResponse.fromBytes(raw, { status: 200, headers }))
+  Effect.flatMap(response.bytes, (raw) => {
+    const answer = GatewayResponse.fromJsonBytes(raw, { status: 200, headers })
+    return answer === undefined
+      ? Effect.fail(
+        new GatewayError.UpstreamUnreachable({
+          provider,
+          message: `answered ${response.status} with a body that is not valid JSON`
+        })
+      )
+      : Effect.succeed(answer)
+  })
 
 export const isEventStream = (response: UpstreamResponse): boolean =>
   response.headers["content-type"]?.startsWith("text/event-stream") === true

@@ -18,7 +18,7 @@ const postJson = (url: string): Effect.Effect<Dispatch.Dispatch, never, Upstream
     return () =>
       client.post({ provider: "stalling", url, headers: { "content-type": "application/json" }, body: "{}" }).pipe(
         Effect.flatMap((response) => response.bytes),
-        Effect.map((raw) => GatewayResponse.fromBytes(raw))
+        Effect.map((raw) => GatewayResponse.fromJsonBytes(raw) ?? GatewayResponse.json(null))
       )
   })
 

@@ -1,24 +1,45 @@
 /**
- * Reads a request body straight from node:http as a JSON object, within the size limit: 413
- * past it, 400 for anything that is not a JSON object.
+ * Reads a request body straight from node:http as a JSON object, within the size limit and the
+ * time limit: 413 past the size, 408 when the body is slower than the limit (a slow client must
+ * not hold a connection), 400 for anything that is not a JSON object. Every route reads its body
+ * here. Giving up on a body leaves the socket open, so the error answer can still be written.
  */
-import { GatewayError, GatewayRequest } from "@switchyard/core"
-import { Effect } from "effect"
-import type { IncomingMessage } from "node:http"
+import { GatewayError, type GatewayRequest } from "@switchyard/core"
+import { Duration, Effect } from "effect"
+import type { IncomingHttpHeaders } from "node:http"
+import type { Readable } from "node:stream"
+import * as JsonBody from "./JsonBody.ts"
 
-type BodyError = GatewayError.InvalidRequest | GatewayError.PayloadTooLarge
+type BodyError = GatewayError.InvalidRequest | GatewayError.PayloadTooLarge | GatewayError.ClientTimeout
 
-export const readJsonObject = (
-  request: IncomingMessage,
-  limitBytes: number
-): Effect.Effect<GatewayRequest.JsonObject, BodyError> => {
-  if (Number(request.headers["content-length"]) > limitBytes) {
-    return Effect.fail(new GatewayError.PayloadTooLarge({ limitBytes }))
-  }
-  return Effect.flatMap(readBytes(request, limitBytes), parseObject)
+export interface BodyLimits {
+  readonly maxBytes: number
+  readonly timeoutMs: number
 }
 
-const readBytes = (request: IncomingMessage, limitBytes: number) =>
+/** node's request (HTTP/1 or HTTP/2), as far as reading its body goes. */
+export type IncomingBody = Readable & { readonly headers: IncomingHttpHeaders }
+
+export const readJsonObject = (
+  request: IncomingBody,
+  limits: BodyLimits
+): Effect.Effect<GatewayRequest.JsonObject, BodyError> => {
+  if (Number(request.headers["content-length"]) > limits.maxBytes) {
+    return Effect.fail(new GatewayError.PayloadTooLarge({ limitBytes: limits.maxBytes }))
+  }
+  return readBytes(request, limits.maxBytes).pipe(
+    Effect.timeoutOrElse({
+      duration: Duration.millis(limits.timeoutMs),
+      orElse: () => Effect.fail(bodyTooSlow(limits.timeoutMs))
+    }),
+    Effect.flatMap(JsonBody.parseObject)
+  )
+}
+
+export const bodyTooSlow = (timeoutMs: number) =>
+  new GatewayError.ClientTimeout({ message: `body: did not arrive within ${timeoutMs / 1000} s` })
+
+const readBytes = (request: IncomingBody, limitBytes: number) =>
   Effect.callback<Buffer, BodyError>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -51,15 +72,3 @@ const readBytes = (request: IncomingMessage, limitBytes: number) =>
     request.on("error", onError)
     return Effect.sync(cleanup)
   })
-
-const parseObject = (bytes: Buffer): Effect.Effect<GatewayRequest.JsonObject, GatewayError.InvalidRequest> => {
-  let value: unknown
-  try {
-    value = JSON.parse(bytes.toString("utf8"))
-  } catch {
-    return Effect.fail(new GatewayError.InvalidRequest({ message: "body: is not valid JSON", param: null }))
-  }
-  return GatewayRequest.isJsonObject(value)
-    ? Effect.succeed(value)
-    : Effect.fail(new GatewayError.InvalidRequest({ message: "body: must be a JSON object", param: null }))
-}

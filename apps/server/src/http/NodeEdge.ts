@@ -6,9 +6,10 @@
  * README's benchmark), which the hot path cannot afford.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Console, Effect, type Fiber, Layer, Scope } from "effect"
+import { Console, Effect, Fiber, Layer, Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import * as ClientError from "./ClientError.ts"
 import { DrainingServer } from "./DrainingServer.ts"
 
 /** A hot-path handler: answers on `response` itself, never fails. */
@@ -21,7 +22,14 @@ export interface NodeEdgeOptions {
   readonly host: string
   readonly port: number
   readonly gracefulShutdownMs: number
+  /** A request's headers must arrive within this time, else 408 and the connection is closed. */
+  readonly headersTimeoutMs: number
+  /** A request's body must arrive within this time once its headers have (the routes enforce it). */
+  readonly bodyTimeoutMs: number
 }
+
+/** How long interrupted handlers may take to write their last words at shutdown. */
+const INTERRUPT_GRACE_MS = 1_000
 
 const routeKey = (request: IncomingMessage): string => {
   const url = request.url ?? "/"
@@ -44,7 +52,15 @@ export const layer = <EF, RF, A, EA, RA>(
     const routerApp = yield* HttpRouter.toHttpEffect(routes.router)
     const routerHandler = yield* NodeHttpServer.makeHandler(routerApp, { scope: requestScope })
     const inFlight = new Set<Fiber.Fiber<void>>()
-    const server = new DrainingServer({ keepAliveTimeout: 65_000 })
+    const server = new DrainingServer({
+      keepAliveTimeout: 65_000,
+      headersTimeout: options.headersTimeoutMs,
+      // node's own backstop for the whole request; the routes time the body more precisely
+      requestTimeout: options.headersTimeoutMs + options.bodyTimeoutMs + 1_000,
+      // node checks those timeouts this often; its default (30 s) would double a 30 s limit
+      connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs)
+    })
+    server.on("clientError", ClientError.answer)
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       const handler = nodeRoutes.get(routeKey(request))
       if (handler === undefined) return routerHandler(request, response)
@@ -61,10 +77,10 @@ export const layer = <EF, RF, A, EA, RA>(
     yield* Effect.addFinalizer(() =>
       close(server).pipe(
         Effect.timeoutOrElse({ duration: options.gracefulShutdownMs, orElse: () => Effect.void }),
-        Effect.andThen(Effect.sync(() => {
-          for (const fiber of inFlight) fiber.interruptUnsafe()
-          server.closeAllConnections()
-        }))
+        // what is still running is cut, and ends with an error event rather than silently
+        Effect.andThen(Effect.suspend(() => Fiber.interruptAll([...inFlight]))),
+        Effect.timeoutOrElse({ duration: options.gracefulShutdownMs + INTERRUPT_GRACE_MS, orElse: () => Effect.void }),
+        Effect.andThen(Effect.sync(() => server.closeAllConnections()))
       )
     )
   }))

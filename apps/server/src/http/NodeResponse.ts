@@ -3,9 +3,10 @@
  * server-sent events with backpressure.
  */
 import { GatewayError, type GatewayResponse } from "@switchyard/core"
-import { Effect, Stream } from "effect"
+import { Cause, Effect, Option, Stream } from "effect"
 import type { ServerResponse } from "node:http"
 import * as SseBody from "./SseBody.ts"
+import * as UnexpectedFailure from "./UnexpectedFailure.ts"
 
 export const TRACE_HEADER = "x-gateway-trace-id"
 
@@ -24,7 +25,42 @@ export const writeJson = (
 
 export const writeError = (response: ServerResponse, error: GatewayError.GatewayError, traceId: string): void => {
   const { body, headers, status } = GatewayError.toHttp(error)
-  writeJson(response, status, { ...headers, [TRACE_HEADER]: traceId }, JSON.stringify(body))
+  const answer: Record<string, string | number> = { ...headers, [TRACE_HEADER]: traceId }
+  // a client too slow to send its body loses the connection, which it would otherwise keep
+  if (error._tag === "ClientTimeout") answer.connection = "close"
+  writeJson(response, status, answer, JSON.stringify(body))
+}
+
+/**
+ * Answers however the handler failed: its typed error in the envelope; a defect as a 500 (logged
+ * with its cause by UnexpectedFailure), so that no request is left without an answer.
+ */
+export const writeCause = (
+  response: ServerResponse,
+  cause: Cause.Cause<GatewayError.GatewayError>,
+  traceId: string
+): Effect.Effect<void> => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isSome(error)) return Effect.sync(() => answerOrCut(response, error.value, traceId))
+  return Effect.map(UnexpectedFailure.report(cause, traceId), (internal) => answerOrCut(response, internal, traceId))
+}
+
+const stopped = new GatewayError.Unavailable({
+  message: "the gateway is shutting down and stopped before this answer was complete"
+})
+
+/**
+ * The handler was interrupted: by the client leaving (nothing to write), or by the shutdown at
+ * the end of its grace period, when the client still learns the answer is incomplete.
+ */
+export const writeInterrupted = (response: ServerResponse, traceId: string): void => {
+  if (!response.destroyed && !response.writableEnded) answerOrCut(response, stopped, traceId)
+}
+
+/** Before the status line: the error's own answer; during a stream: a last error event, no `[DONE]`. */
+const answerOrCut = (response: ServerResponse, error: GatewayError.GatewayError, traceId: string): void => {
+  if (!response.headersSent) return writeError(response, error, traceId)
+  if (!response.writableEnded) response.end(SseBody.errorEvent(error))
 }
 
 export const write = (
@@ -44,9 +80,10 @@ export const write = (
   })
   // the status line goes out now: the client learns the stream has started before the first chunk
   response.flushHeaders()
-  return SseBody.encode(answer.chunks).pipe(
+  // ended here when complete; a stream interrupted half-way is ended by writeInterrupted
+  return SseBody.encode(answer.chunks, traceId).pipe(
     Stream.runForEach((bytes) => writeChunk(response, bytes)),
-    Effect.ensuring(Effect.sync(() => response.end()))
+    Effect.andThen(Effect.sync(() => response.end()))
   )
 }
 

@@ -7,12 +7,12 @@ import { Authenticator } from "@switchyard/auth"
 import { type Endpoint, Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
 import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { readJsonObject } from "../http/NodeBody.ts"
+import { type BodyLimits, readJsonObject } from "../http/NodeBody.ts"
 import type { NodeHandler } from "../http/NodeEdge.ts"
 import * as NodeResponse from "../http/NodeResponse.ts"
 
 export interface InferenceRouteOptions {
-  readonly maxBodyBytes: number
+  readonly body: BodyLimits
 }
 
 /** The handler of one inference endpoint, with its services taken once at build time. */
@@ -28,11 +28,14 @@ export const make = (endpoint: Endpoint.Endpoint, scope: Principal.Scope, option
         if (!Principal.hasScope(principal, scope)) {
           return yield* new GatewayError.Forbidden({ message: `this key lacks the scope "${scope}"` })
         }
-        const body = yield* readJsonObject(request, options.maxBodyBytes)
+        const body = yield* readJsonObject(request, options.body)
         const context = yield* RequestContext.make({ traceId, headers, principal, receivedAt: Date.now() })
         const answer = yield* gateway.handle({ endpoint, body, context })
         yield* NodeResponse.write(response, answer, traceId)
-      }).pipe(Effect.catch((error) => Effect.sync(() => NodeResponse.writeError(response, error, traceId))))
+      }).pipe(
+        Effect.catchCause((cause) => NodeResponse.writeCause(response, cause, traceId)),
+        Effect.onInterrupt(() => Effect.sync(() => NodeResponse.writeInterrupted(response, traceId)))
+      )
     }
     const handler: NodeHandler = handle
     return handler

@@ -2,12 +2,14 @@
  * The shape every non-inference route shares: authenticate, check the route's scope, decode the
  * body with its schema, run the handler, answer JSON; every failure in the error envelope.
  */
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Authenticator } from "@switchyard/auth"
-import { GatewayError, GatewayRequest, Principal, RequestContext } from "@switchyard/core"
+import { GatewayError, Principal, RequestContext } from "@switchyard/core"
 import { InvalidInput } from "@switchyard/protocol"
-import { ByteSize, Effect, Result, type Schema } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { fromGatewayError } from "../http/ErrorResponse.ts"
+import { Context, Effect, Result, type Schema } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { fromCause } from "../http/ErrorResponse.ts"
+import { readJsonObject } from "../http/NodeBody.ts"
 import { TRACE_HEADER } from "../http/NodeResponse.ts"
 
 export interface RouteInput {
@@ -17,7 +19,12 @@ export interface RouteInput {
 }
 
 /** The largest body a management route reads: these are small objects. */
-const MAX_BODY = ByteSize.bytes(1024 * 1024)
+const MAX_BODY_BYTES = 1024 * 1024
+
+/** How long a body may take to arrive (`GATEWAY_BODY_TIMEOUT_SECONDS`); the server sets it. */
+export const BodyTimeoutMs = Context.Reference<number>("@switchyard/server/BodyTimeoutMs", {
+  defaultValue: () => 60_000
+})
 
 /** A route that needs `scope`; the handler answers a JSON value. */
 export const route = <R>(
@@ -39,30 +46,17 @@ export const route = <R>(
         return HttpServerResponse.jsonUnsafe(body, {
           headers: { [TRACE_HEADER]: RequestContext.traceIdOf(request.headers) }
         })
-      }).pipe(Effect.catch((error) => Effect.succeed(fromGatewayError(error, request.headers))))
+      }).pipe(Effect.catchCause((cause) => fromCause(cause, request.headers)))
   })
 
 /** The request's JSON body decoded with `schema`; a 400 naming the field and the rule otherwise. */
 export const body = <S extends Schema.Decoder<unknown>>(schema: S) => {
   const decode = InvalidInput.decodeInputResult(schema)
   return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<S["Type"], GatewayError.GatewayError> =>
-    request.text.pipe(
-      Effect.provideService(HttpServerRequest.MaxBodySize, MAX_BODY),
-      Effect.mapError((error) =>
-        error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
-          ? new GatewayError.PayloadTooLarge({ limitBytes: Number(MAX_BODY) })
-          : new GatewayError.InvalidRequest({ message: "body: could not be read", param: null })
-      ),
-      Effect.flatMap((text) => {
-        let value: unknown
-        try {
-          value = JSON.parse(text)
-        } catch {
-          return Effect.fail(new GatewayError.InvalidRequest({ message: "body: is not valid JSON", param: null }))
-        }
-        if (!GatewayRequest.isJsonObject(value)) {
-          return Effect.fail(new GatewayError.InvalidRequest({ message: "body: must be a JSON object", param: null }))
-        }
+    BodyTimeoutMs.use((timeoutMs) =>
+      readJsonObject(NodeHttpServerRequest.toIncomingMessage(request), { maxBytes: MAX_BODY_BYTES, timeoutMs })
+    ).pipe(
+      Effect.flatMap((value) => {
         const decoded = decode(value)
         return Result.isSuccess(decoded)
           ? Effect.succeed(decoded.success)

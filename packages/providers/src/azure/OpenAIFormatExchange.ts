@@ -28,7 +28,7 @@ export const exchange = (
     headers: call.stream ? { ...call.headers, accept: "text/event-stream" } : call.headers,
     body: JSON.stringify(call.body)
   }).pipe(Effect.flatMap(ensureOk(call.provider)))
-  if (!call.stream) return Effect.flatMap(posted, (response) => readJson(response, responseHeaders))
+  if (!call.stream) return Effect.flatMap(posted, (response) => readJson(call.provider, response, responseHeaders))
   return Effect.flatMap(posted, (response) =>
     isEventStream(response)
       ? Effect.succeed(GatewayResponse.stream(readChunks(call.provider, response), { headers: responseHeaders }))

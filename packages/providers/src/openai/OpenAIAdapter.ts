@@ -85,6 +85,6 @@ const dispatch = (
               })
             )
           ))
-      : Effect.flatMap(call, (response) => readJson(response, responseHeaders))
+      : Effect.flatMap(call, (response) => readJson(name, response, responseHeaders))
   }
 }
