@@ -1,5 +1,6 @@
 export * as NodeBody from "./http/NodeBody.ts"
 export * as NodeEdge from "./http/NodeEdge.ts"
 export * as Routes from "./Routes.ts"
+export * as ManagementRoute from "./routes/ManagementRoute.ts"
 export * as Server from "./Server.ts"
 export * as ServerConfig from "./ServerConfig.ts"

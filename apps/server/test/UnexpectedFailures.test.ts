@@ -15,8 +15,9 @@ import {
   TargetMiddleware
 } from "@switchyard/core"
 import { Routing } from "@switchyard/routing"
-import { NodeEdge, Routes } from "@switchyard/server"
+import { ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
 import { Cause, Effect, Fiber, Layer, Logger, Option, Redacted, Stream } from "effect"
+import { HttpRouter } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "./support/GatewayProcess.ts"
 
@@ -84,6 +85,17 @@ const pipeline = Gateway.Gateway.layer.pipe(
   ])
 )
 
+/** A management route whose handler throws: the router path must answer as the hot path does. */
+const dyingRoute = HttpRouter.use((router) =>
+  Effect.gen(function*() {
+    yield* router.add(
+      "GET",
+      "/v1/dies",
+      yield* ManagementRoute.route("configs", () => Effect.sync(() => JSON.parse("{")))
+    )
+  })
+)
+
 let baseUrl = ""
 let stop: () => Promise<void> = async () => {}
 
@@ -92,7 +104,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`
   const server = NodeEdge.layer(
     { host: "127.0.0.1", port, gracefulShutdownMs: 1_000, headersTimeoutMs: 30_000, bodyTimeoutMs: 60_000 },
-    { node: Routes.nodeRoutes({ body: { maxBytes: 1024 * 1024, timeoutMs: 60_000 } }), router: Layer.empty }
+    { node: Routes.nodeRoutes({ body: { maxBytes: 1024 * 1024, timeoutMs: 60_000 } }), router: dyingRoute }
   ).pipe(
     Layer.provide([pipeline, Authenticator.Authenticator.layerAdminKey(Redacted.make(ADMIN))]),
     Layer.provide(Logger.layer([capture]))
@@ -154,6 +166,14 @@ describe("a defect inside the gateway", () => {
       error: { message: "internal error", type: "server_error", param: null, code: "internal_error" }
     })
     expect(logged.slice(before).some((line) => line.cause.includes("stream defect"))).toBe(true)
+  })
+
+  it("in a management route answers 500 in the envelope and logs its cause", async () => {
+    const before = logged.length
+    await expectInternalError(
+      await fetch(`${baseUrl}/v1/dies`, { headers: { "x-gateway-api-key": ADMIN }, signal: AbortSignal.timeout(2_000) })
+    )
+    expect(logged.slice(before).some((line) => line.cause.includes("SyntaxError"))).toBe(true)
   })
 
   it("leaves the server serving the next request", async () => {
