@@ -5,7 +5,7 @@
 import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
 import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
 import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
-import { ConfigCompiler, Gateway, ProviderSelection, TargetMiddleware } from "@switchyard/core"
+import { ConfigCompiler, Gateway, ProviderSelection, TargetMiddleware, TrustedHosts } from "@switchyard/core"
 import { FeedbackSql, Guardrails, StoredGuardrails } from "@switchyard/guardrails"
 import { ProviderAccess } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
@@ -84,7 +84,9 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     onSome: ({ connect, embedder }) => Layer.provideMerge(connect, pipeline(embedder))
   })
   const services = Layer.provideMerge(gatewayPipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage)).pipe(
-    Layer.provideMerge(storage)
+    Layer.provideMerge(storage),
+    // GATEWAY_TRUSTED_HOSTS judges every URL a caller supplies; an entry that does not parse stops start-up
+    Layer.provideMerge(TrustedHosts.layer(config.trustedHosts))
   )
   const bodyTimeoutMs = config.bodyTimeoutSeconds * 1000
   return NodeEdge.layer(

@@ -16,7 +16,8 @@ import {
   GatewayRequest,
   GatewayResponse,
   type ProviderTarget,
-  type TargetMiddleware
+  type TargetMiddleware,
+  TrustedHosts
 } from "@switchyard/core"
 import { Effect, Option, Result, Stream } from "effect"
 import * as Check from "./Check.ts"
@@ -196,8 +197,28 @@ export const registryOf = (extra: ReadonlyArray<Check.Check> = []): Registry =>
 export const make = (
   options: Options = {}
 ): Effect.Effect<TargetMiddleware.TargetMiddlewareFactory, never, FeedbackStore> =>
-  Effect.map(Effect.service(FeedbackStore), (feedback) => {
-    const runtime: Runtime = { registry: registryOf(options.checks), resolve: options.resolve, feedback }
+  Effect.gen(function*() {
+    const feedback = yield* FeedbackStore
+    const hosts = yield* TrustedHosts.TrustedHosts
+    const runtime: Runtime = {
+      registry: underHosts(registryOf(options.checks), hosts),
+      resolve: options.resolve,
+      feedback
+    }
     return (target: ProviderTarget.ProviderTarget, path: string) =>
       Effect.map(planOf(runtime.registry, target, path), (plan) => middleware(runtime, plan))
   })
+
+/**
+ * Checks that call out (webhook, log, jwt) read `TrustedHosts` from context: every check runs
+ * under the policy the factory was built with, also when it judges a stream after it has ended.
+ */
+const underHosts = (registry: Registry, hosts: TrustedHosts.TrustedHosts): Registry =>
+  new Map([...registry].map(([id, check]) => [id, {
+    id: check.id,
+    prepare: (parameters: unknown) =>
+      Result.map(
+        check.prepare(parameters),
+        (run) => (context: Check.CheckContext) => Effect.provideService(run(context), TrustedHosts.TrustedHosts, hosts)
+      )
+  }]))

@@ -4,11 +4,12 @@
  * returned; a listing shows the non-secret fields and a hint of each secret.
  */
 import { ServerSecret, StoredRow } from "@switchyard/auth"
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, TrustedHosts } from "@switchyard/core"
 import type { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
+import * as CallerUrls from "./internal/CallerUrls.ts"
 import { ShortLivedCache } from "./internal/ShortLivedCache.ts"
 import { type Credentials, credentialsOf, open, seal, visibleSettings } from "./StoredCredentials.ts"
 
@@ -65,7 +66,7 @@ export class Integrations extends Context.Service<Integrations, {
   readonly create: (
     workspaceId: string,
     body: StoredObjectRequests.CreateIntegration
-  ) => Effect.Effect<Integration, GatewayError.Conflict | GatewayError.InternalError>
+  ) => Effect.Effect<Integration, GatewayError.InvalidRequest | GatewayError.Conflict | GatewayError.InternalError>
   readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<Integration>, GatewayError.InternalError>
   /** By id or slug. */
   readonly get: (
@@ -87,6 +88,7 @@ export class Integrations extends Context.Service<Integrations, {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const secret = yield* ServerSecret.ServerSecret
+        const hosts = yield* TrustedHosts.TrustedHosts
         const internal = StoredRow.orInternal("integrations")
         const resolved = new ShortLivedCache<Option.Option<ResolvedIntegration>>({ capacity: 4096, ttlMs: 2_000 })
         const select = (where: Statement.Fragment) =>
@@ -107,6 +109,7 @@ export class Integrations extends Context.Service<Integrations, {
             Effect.gen(function*() {
               const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
               const credentials = credentialsOf(body)
+              yield* CallerUrls.check(hosts, CallerUrls.ofCredentials(credentials))
               const row = {
                 id: `int_${randomBytes(12).toString("hex")}`,
                 workspace_id: workspaceId,

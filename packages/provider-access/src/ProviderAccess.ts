@@ -4,7 +4,7 @@
  * and the selectors in their order.
  */
 import type { ServerSecret } from "@switchyard/auth"
-import { ProviderRegistry, type ProviderSelection } from "@switchyard/core"
+import { ProviderRegistry, type ProviderSelection, TrustedHosts } from "@switchyard/core"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { Integrations } from "./Integrations.ts"
@@ -30,13 +30,20 @@ export const layer = (
     ProviderRegistry.ProviderRegistry,
     Effect.gen(function*() {
       const baseRegistry = ProviderRegistry.ProviderRegistry.fromAdapters(base)
-      const stored = StoredProviderAdapter.make(baseRegistry, yield* Integrations, yield* VirtualKeys)
+      const hosts = yield* TrustedHosts.TrustedHosts
+      const stored = StoredProviderAdapter.make(baseRegistry, yield* Integrations, yield* VirtualKeys, hosts)
       return ProviderRegistry.ProviderRegistry.fromAdapters([...base, stored])
     })
   )
   return Layer.provideMerge(registry, repositories)
 }
 
-/** The selectors of extensions.md in order, for `ProviderSelection.Selectors`. */
-export const selectors: Effect.Effect<ReadonlyArray<ProviderSelection.Selector>, never, StoredConfigs> = StoredConfigs
-  .useSync(StoredSelectors.all)
+/**
+ * The selectors of extensions.md in order, for `ProviderSelection.Selectors`, refusing caller URLs
+ * that the `TrustedHosts` in context (the default list without one) does not allow.
+ */
+export const selectors: Effect.Effect<ReadonlyArray<ProviderSelection.Selector>, never, StoredConfigs> = Effect.gen(
+  function*() {
+    return StoredSelectors.all(yield* StoredConfigs, yield* TrustedHosts.TrustedHosts)
+  }
+)

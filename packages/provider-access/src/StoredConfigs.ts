@@ -5,11 +5,12 @@
  * sealed at rest like any credential, and every answer masks them.
  */
 import { SecretBox, ServerSecret, StoredRow } from "@switchyard/auth"
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, TrustedHosts } from "@switchyard/core"
 import { GatewayConfig, StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
+import * as CallerUrls from "./internal/CallerUrls.ts"
 import { ShortLivedCache } from "./internal/ShortLivedCache.ts"
 
 export interface StoredConfig {
@@ -85,7 +86,7 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
   readonly create: (
     workspaceId: string,
     body: StoredObjectRequests.CreateConfig
-  ) => Effect.Effect<StoredConfig, GatewayError.InternalError>
+  ) => Effect.Effect<StoredConfig, GatewayError.InvalidRequest | GatewayError.InternalError>
   readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<StoredConfig>, GatewayError.InternalError>
   readonly get: (
     workspaceId: string,
@@ -95,7 +96,7 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
     workspaceId: string,
     id: string,
     body: StoredObjectRequests.UpdateConfig
-  ) => Effect.Effect<StoredConfig, GatewayError.NotFound | GatewayError.InternalError>
+  ) => Effect.Effect<StoredConfig, GatewayError.InvalidRequest | GatewayError.NotFound | GatewayError.InternalError>
   readonly remove: (
     workspaceId: string,
     id: string
@@ -113,6 +114,9 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const secret = yield* ServerSecret.ServerSecret
+        const hosts = yield* TrustedHosts.TrustedHosts
+        // every URL the config names is refused on save, as it would be when used
+        const checkUrls = (config: GatewayConfig.GatewayConfig) => CallerUrls.check(hosts, CallerUrls.ofConfig(config))
         const internal = StoredRow.orInternal("configs")
         const resolved = new ShortLivedCache<Option.Option<ResolvedConfig>>({ capacity: 4096, ttlMs: 2_000 })
         const seal = (config: GatewayConfig.GatewayConfig) => SecretBox.seal(secret.credentialKey, encodeConfig(config))
@@ -140,6 +144,7 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
         return StoredConfigs.of({
           create: (workspaceId, body) =>
             Effect.gen(function*() {
+              yield* checkUrls(body.config)
               const at = yield* now
               const row = {
                 id: `pc-${randomBytes(9).toString("hex")}`,
@@ -167,6 +172,7 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
           get: find,
           update: (workspaceId, id, body) =>
             Effect.gen(function*() {
+              if (body.config !== undefined) yield* checkUrls(body.config)
               const current = yield* findRow(workspaceId, id)
               const next = {
                 name: body.name ?? current.name,

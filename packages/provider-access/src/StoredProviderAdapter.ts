@@ -10,11 +10,13 @@ import {
   GatewayError,
   LeastRecentlyUsed,
   ProviderRegistry,
-  type ProviderTarget
+  type ProviderTarget,
+  TrustedHosts
 } from "@switchyard/core"
 import { StoredObjectRequests } from "@switchyard/protocol"
 import { Effect, type Option } from "effect"
 import type { Integrations, ResolvedIntegration } from "./Integrations.ts"
+import * as CallerUrls from "./internal/CallerUrls.ts"
 import type { VirtualKeys } from "./VirtualKeys.ts"
 
 const credentialKeys: ReadonlyArray<string> = Object.keys(StoredObjectRequests.credentialFields)
@@ -32,19 +34,22 @@ const settingsOf = (target: ProviderTarget.ProviderTarget): Record<string, unkno
   return settings
 }
 
+/** `hosts` judges the stored hosts again when used: the list or the name's addresses may have changed since. */
 export const make = (
   base: ProviderRegistry.ProviderRegistry["Service"],
   integrations: Integrations["Service"],
-  virtualKeys: VirtualKeys["Service"]
+  virtualKeys: VirtualKeys["Service"],
+  hosts: TrustedHosts.TrustedHosts = TrustedHosts.TrustedHosts.defaultValue()
 ): ProviderRegistry.ProviderAdapter => ({
   names: [ConfigCompiler.STORED_PROVIDER],
-  make: (target) => Effect.succeed(storedDispatch(base, integrations, virtualKeys, target))
+  make: (target) => Effect.succeed(storedDispatch(base, integrations, virtualKeys, hosts, target))
 })
 
 const storedDispatch = (
   base: ProviderRegistry.ProviderRegistry["Service"],
   integrations: Integrations["Service"],
   virtualKeys: VirtualKeys["Service"],
+  hosts: TrustedHosts.TrustedHosts,
   target: ProviderTarget.ProviderTarget
 ): Dispatch.Dispatch => {
   const settings = settingsOf(target)
@@ -58,6 +63,12 @@ const storedDispatch = (
   const missing = target.virtual_key !== undefined
     ? new GatewayError.NotFound({ message: "x-gateway-virtual-key: no such virtual key in this workspace" })
     : new GatewayError.NotFound({ message: `provider: no integration ${target.provider} in this workspace` })
+  const owner = target.virtual_key !== undefined ? "the virtual key" : `integration ${target.provider}`
+  const checkUrls = (stored: ResolvedIntegration) =>
+    Effect.mapError(
+      CallerUrls.check(hosts, CallerUrls.ofCredentials(stored.credentials)),
+      (error) => new GatewayError.InvalidRequest({ message: `${owner}: ${error.message}`, param: error.param })
+    )
 
   return (request) =>
     Effect.gen(function*() {
@@ -72,6 +83,7 @@ const storedDispatch = (
           ...stored.credentials,
           provider: stored.provider
         }
+        yield* checkUrls(stored)
         const adapter = base.find(stored.provider)
         if (adapter._tag === "None" || stored.provider.startsWith("@")) {
           return yield* new GatewayError.InvalidRequest({

@@ -1,10 +1,12 @@
 /**
  * The stored forms of provider selection, in the order extensions.md gives, around the header
  * forms core knows: a stored config id in `x-gateway-config`, `x-gateway-provider` (short name or
- * `@slug`), `x-gateway-virtual-key`, and a model written `@slug/model`.
+ * `@slug`), `x-gateway-virtual-key`, and a model written `@slug/model`. Every URL a caller puts in
+ * a selected config or header is checked against `TrustedHosts` when the config is loaded.
  */
-import { GatewayError, ProviderSelection, RequestContext } from "@switchyard/core"
+import { type ConfigNode, GatewayError, ProviderSelection, RequestContext, TrustedHosts } from "@switchyard/core"
 import { Effect, Option } from "effect"
+import * as CallerUrls from "./internal/CallerUrls.ts"
 import type { StoredConfigs } from "./StoredConfigs.ts"
 
 /** `x-gateway-config: pc-…`: a config stored in the caller's workspace. */
@@ -54,11 +56,40 @@ export const modelSlug: ProviderSelection.Selector = {
   }
 }
 
-/** Every selector, in precedence order. */
-export const all = (configs: StoredConfigs["Service"]): ReadonlyArray<ProviderSelection.Selector> => [
-  ProviderSelection.configHeader,
-  storedConfigHeader(configs),
-  ProviderSelection.providerHeader,
+/**
+ * The selector whose loaded config is refused (400 naming the field) when a URL `urlsOf` finds in
+ * it may not be reached. Loading happens once per distinct config, when it is compiled.
+ */
+const checkingUrls = (
+  selector: ProviderSelection.Selector,
+  hosts: TrustedHosts.TrustedHosts,
+  urlsOf: (config: ConfigNode.ConfigNode) => ReadonlyArray<CallerUrls.CallerUrl>
+): ProviderSelection.Selector => ({
+  name: selector.name,
+  select: (input) =>
+    Effect.map(
+      selector.select(input),
+      Option.map((selection) => ({
+        ...selection,
+        config: Effect.tap(selection.config, (config) => CallerUrls.check(hosts, urlsOf(config)))
+      }))
+    )
+})
+
+/** `x-gateway-custom-host` is the only caller URL of a header selection. */
+const customHostHeader = (config: ConfigNode.ConfigNode): ReadonlyArray<CallerUrls.CallerUrl> =>
+  config.custom_host === undefined ? [] : [{ field: RequestContext.Headers.customHost, url: config.custom_host }]
+
+const configUrls = (config: ConfigNode.ConfigNode) => CallerUrls.ofConfig(config)
+
+/** Every selector, in precedence order, refusing caller URLs `hosts` does not allow. */
+export const all = (
+  configs: StoredConfigs["Service"],
+  hosts: TrustedHosts.TrustedHosts = TrustedHosts.TrustedHosts.defaultValue()
+): ReadonlyArray<ProviderSelection.Selector> => [
+  checkingUrls(ProviderSelection.configHeader, hosts, configUrls),
+  checkingUrls(storedConfigHeader(configs), hosts, configUrls),
+  checkingUrls(ProviderSelection.providerHeader, hosts, customHostHeader),
   virtualKeyHeader,
   modelSlug
 ]

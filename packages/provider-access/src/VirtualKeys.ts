@@ -4,12 +4,13 @@
  * an API key; the credentials behind it are sealed.
  */
 import { ServerSecret, StoredRow } from "@switchyard/auth"
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, TrustedHosts } from "@switchyard/core"
 import type { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { createHmac, randomBytes } from "node:crypto"
 import type { ResolvedIntegration } from "./Integrations.ts"
+import * as CallerUrls from "./internal/CallerUrls.ts"
 import { ShortLivedCache } from "./internal/ShortLivedCache.ts"
 import { credentialsOf, open, seal, visibleSettings } from "./StoredCredentials.ts"
 
@@ -57,7 +58,7 @@ export class VirtualKeys extends Context.Service<VirtualKeys, {
   readonly create: (
     workspaceId: string,
     body: StoredObjectRequests.CreateVirtualKey
-  ) => Effect.Effect<CreatedVirtualKey, GatewayError.InternalError>
+  ) => Effect.Effect<CreatedVirtualKey, GatewayError.InvalidRequest | GatewayError.InternalError>
   readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<VirtualKey>, GatewayError.InternalError>
   readonly remove: (
     workspaceId: string,
@@ -74,6 +75,7 @@ export class VirtualKeys extends Context.Service<VirtualKeys, {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const secret = yield* ServerSecret.ServerSecret
+        const hosts = yield* TrustedHosts.TrustedHosts
         const internal = StoredRow.orInternal("virtual keys")
         const hashOf = (token: string) => createHmac("sha256", secret.apiKeyHmacKey).update(token).digest("hex")
         const resolved = new ShortLivedCache<Option.Option<ResolvedIntegration>>({ capacity: 4096, ttlMs: 2_000 })
@@ -87,6 +89,7 @@ export class VirtualKeys extends Context.Service<VirtualKeys, {
               const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
               const key = `vk-${randomBytes(24).toString("base64url")}`
               const credentials = credentialsOf(body)
+              yield* CallerUrls.check(hosts, CallerUrls.ofCredentials(credentials))
               const row = {
                 id: `vk_${randomBytes(12).toString("hex")}`,
                 workspace_id: workspaceId,

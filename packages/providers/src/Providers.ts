@@ -9,18 +9,32 @@ import * as AzureOpenAIAdapter from "./azure/AzureOpenAIAdapter.ts"
 import * as BedrockAdapter from "./bedrock/BedrockAdapter.ts"
 import * as GeminiAdapter from "./google/GeminiAdapter.ts"
 import * as OpenAIAdapter from "./openai/OpenAIAdapter.ts"
-import { UpstreamClient } from "./UpstreamClient.ts"
+import { forCallerHost, UpstreamClient } from "./UpstreamClient.ts"
 import * as VertexAdapter from "./vertex/VertexAdapter.ts"
 
-export const adapters = (client: UpstreamClient["Service"]): ReadonlyArray<ProviderRegistry.ProviderAdapter> => [
-  OpenAIAdapter.make(client),
-  AnthropicAdapter.make(client),
-  AzureOpenAIAdapter.make(client),
-  AzureAIAdapter.make(client),
-  BedrockAdapter.make(client),
-  GeminiAdapter.make(client),
-  VertexAdapter.make(client)
+const makers: ReadonlyArray<(client: UpstreamClient["Service"]) => ProviderRegistry.ProviderAdapter> = [
+  OpenAIAdapter.make,
+  AnthropicAdapter.make,
+  AzureOpenAIAdapter.make,
+  AzureAIAdapter.make,
+  BedrockAdapter.make,
+  GeminiAdapter.make,
+  VertexAdapter.make
 ]
+
+/** A target with its own `custom_host` calls through the trusted-hosts guard; any other, as it always did. */
+const byHost = (
+  builtIn: ProviderRegistry.ProviderAdapter,
+  callerHost: ProviderRegistry.ProviderAdapter
+): ProviderRegistry.ProviderAdapter => ({
+  names: builtIn.names,
+  make: (target) => (target.custom_host === undefined ? builtIn.make(target) : callerHost.make(target))
+})
+
+export const adapters = (client: UpstreamClient["Service"]): ReadonlyArray<ProviderRegistry.ProviderAdapter> => {
+  const callerHost = forCallerHost(client, "custom_host")
+  return makers.map((make) => byHost(make(client), make(callerHost)))
+}
 
 /** The registry of every adapter, built once over the upstream client. */
 export const layer: Layer.Layer<ProviderRegistry.ProviderRegistry, never, UpstreamClient> = Layer.effect(

@@ -3,10 +3,14 @@
  * its lowest-level `dispatch` API rather than through effect/http's HttpClient. On the gateway's
  * hot path the wrappers cost more than the call (see the README's benchmark), and adapters need
  * only a POST with a body, then the status, the headers and the body as bytes or as a stream.
+ *
+ * A URL whose host a caller chose (`custom_host`, a service account's `token_uri`) goes through a
+ * second Agent whose connections resolve with the `TrustedHosts` lookup, so the address actually
+ * connected to is the one judged; the providers' built-in URLs keep the first Agent, untouched.
  */
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, TrustedHosts } from "@switchyard/core"
 import { Context, Effect, Layer, type Stream } from "effect"
-import { Agent } from "undici"
+import { Agent, buildConnector } from "undici"
 import { UndiciExchange } from "./internal/UndiciExchange.ts"
 
 export interface UpstreamRequest {
@@ -16,6 +20,12 @@ export interface UpstreamRequest {
   readonly headers: Readonly<Record<string, string>>
   /** The serialised body. */
   readonly body: string | Uint8Array
+  /**
+   * The field the URL's host came from when a caller supplied it (`custom_host`): the call then
+   * connects only where `TrustedHosts` allows, and a refusal is a 400 naming this field. Unset for
+   * the providers' built-in URLs.
+   */
+  readonly callerField?: string | undefined
 }
 
 export interface UpstreamResponse {
@@ -30,22 +40,51 @@ export interface UpstreamResponse {
 }
 
 export class UpstreamClient extends Context.Service<UpstreamClient, {
-  /** Sends a POST; a transport failure is `UpstreamUnreachable`. Interrupting it aborts the call. */
-  readonly post: (request: UpstreamRequest) => Effect.Effect<UpstreamResponse, GatewayError.UpstreamUnreachable>
+  /**
+   * Sends a POST; a transport failure is `UpstreamUnreachable`, a caller's host that may not be
+   * reached is `InvalidRequest`. Interrupting it aborts the call.
+   */
+  readonly post: (
+    request: UpstreamRequest
+  ) => Effect.Effect<UpstreamResponse, GatewayError.UpstreamUnreachable | GatewayError.InvalidRequest>
 }>()("@switchyard/providers/UpstreamClient") {
-  /** Over one undici Agent: a keep-alive pool per origin, closed with the layer. */
+  /**
+   * Over two undici Agents (a keep-alive pool per origin each, closed with the layer): one for
+   * the built-in URLs, one guarded by the `TrustedHosts` in context (the default list without one).
+   */
   static readonly layer = (options?: Agent.Options): Layer.Layer<UpstreamClient> =>
     Layer.effect(
       UpstreamClient,
-      Effect.map(
-        Effect.acquireRelease(
-          Effect.sync(() => new Agent({ keepAliveTimeout: 30_000, connections: 512, ...options })),
-          (agent) => Effect.promise(() => agent.close())
-        ),
-        (agent) => UpstreamClient.of({ post: (request) => post(agent, request) })
-      )
+      Effect.gen(function*() {
+        const hosts = yield* TrustedHosts.TrustedHosts
+        const settings = { keepAliveTimeout: 30_000, connections: 512, ...options }
+        const agent = yield* acquireAgent(settings)
+        const connect = typeof settings.connect === "object" ? settings.connect : {}
+        const guarded = yield* acquireAgent({ ...settings, connect: guardedConnector(hosts, connect) })
+        return UpstreamClient.of({
+          post: (request) =>
+            request.callerField === undefined ? post(agent, request) : post(guarded, request, request.callerField)
+        })
+      })
     )
 }
+
+/** The same client with every request marked as going to a host the caller chose in `field`. */
+export const forCallerHost = (client: UpstreamClient["Service"], field: string): UpstreamClient["Service"] =>
+  UpstreamClient.of({
+    // a field set closer to the call (a token_uri inside a custom_host target) names it better
+    post: (request) => client.post(request.callerField === undefined ? { ...request, callerField: field } : request)
+  })
+
+const acquireAgent = (options: Agent.Options) =>
+  Effect.acquireRelease(Effect.sync(() => new Agent(options)), (agent) => Effect.promise(() => agent.close()))
+
+/** undici's connector resolving through the trusted-hosts lookup, IP addresses judged as written. */
+const guardedConnector = (
+  hosts: TrustedHosts.TrustedHosts,
+  options: Partial<buildConnector.BuildOptions>
+): buildConnector.connector =>
+  TrustedHosts.guardConnector(hosts, buildConnector({ ...options, lookup: TrustedHosts.lookup(hosts) }))
 
 /** The answer's body is read through the exchange only when a caller asks for it. */
 class ExchangeResponse implements UpstreamResponse {
@@ -72,12 +111,13 @@ class ExchangeResponse implements UpstreamResponse {
   }
 }
 
-const post = (agent: Agent, request: UpstreamRequest) =>
-  Effect.callback<UpstreamResponse, GatewayError.UpstreamUnreachable>((resume) => {
+const post = (agent: Agent, request: UpstreamRequest, callerField?: string) =>
+  Effect.callback<UpstreamResponse, GatewayError.UpstreamUnreachable | GatewayError.InvalidRequest>((resume) => {
     const url = new URL(request.url)
     const exchange = new UndiciExchange(
       request.provider,
-      (head) => resume(Effect.map(head, ({ headers, status }) => new ExchangeResponse(status, headers, exchange)))
+      (head) => resume(Effect.map(head, ({ headers, status }) => new ExchangeResponse(status, headers, exchange))),
+      callerField
     )
     agent.dispatch({
       origin: url.origin,

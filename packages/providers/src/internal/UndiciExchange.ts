@@ -4,7 +4,7 @@
  * pulled as a stream. This skips the Readable stream undici's `request` builds for every answer,
  * which on the gateway's hot path cost more than the parsing of the answer itself.
  */
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, TrustedHosts } from "@switchyard/core"
 import { Cause, Effect, Stream } from "effect"
 import type { Dispatcher } from "undici"
 
@@ -16,9 +16,13 @@ export interface ExchangeHead {
   readonly headers: Readonly<Record<string, string>>
 }
 
+/** How the answer begins: its head, or why there is none. */
+export type HeadFailure = GatewayError.UpstreamUnreachable | GatewayError.InvalidRequest
+
 export class UndiciExchange implements Dispatcher.DispatchHandler {
   readonly #provider: string
-  readonly #onHead: (head: Effect.Effect<ExchangeHead, GatewayError.UpstreamUnreachable>) => void
+  readonly #onHead: (head: Effect.Effect<ExchangeHead, HeadFailure>) => void
+  readonly #callerField: string | undefined
   #controller: Dispatcher.DispatchController | undefined
   #chunks: Array<Buffer> = []
   #size = 0
@@ -28,9 +32,15 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   /** The reader waiting for more of the body, if any. */
   #wake: (() => void) | undefined
 
-  constructor(provider: string, onHead: (head: Effect.Effect<ExchangeHead, GatewayError.UpstreamUnreachable>) => void) {
+  /** `callerField`: the field a caller chose the host in; a connection refused there is a 400 naming it. */
+  constructor(
+    provider: string,
+    onHead: (head: Effect.Effect<ExchangeHead, HeadFailure>) => void,
+    callerField?: string
+  ) {
     this.#provider = provider
     this.#onHead = onHead
+    this.#callerField = callerField
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -65,11 +75,18 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     })
     if (!this.#headSent) {
       this.#headSent = true
-      this.#onHead(Effect.fail(failure))
+      this.#onHead(Effect.fail(this.#refusal(error) ?? failure))
       return
     }
     this.#failure = failure
     this.#notify()
+  }
+
+  /** The caller's bad input, not the provider's failure, when the trusted-hosts guard refused the connection. */
+  #refusal(error: Error): GatewayError.InvalidRequest | undefined {
+    if (this.#callerField === undefined) return undefined
+    const refused = TrustedHosts.untrustedIn(error)
+    return refused === undefined ? undefined : TrustedHosts.invalidRequest(this.#callerField, refused)
   }
 
   /** Stops the exchange: the socket is closed rather than reused. */

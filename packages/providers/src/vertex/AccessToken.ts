@@ -6,8 +6,8 @@
 import { GatewayError } from "@switchyard/core"
 import { Clock, Effect, Option, Ref, Schema, Semaphore } from "effect"
 import { parseLenient } from "../UpstreamCall.ts"
-import type { UpstreamClient } from "../UpstreamClient.ts"
-import { assertion, type ServiceAccount } from "./ServiceAccount.ts"
+import { forCallerHost, type UpstreamClient } from "../UpstreamClient.ts"
+import { assertion, DEFAULT_TOKEN_URI, type ServiceAccount } from "./ServiceAccount.ts"
 
 /** A token is renewed this long before Google says it expires, so none expires in flight. */
 export const REFRESH_MARGIN_MS = 60_000
@@ -15,6 +15,11 @@ export const REFRESH_MARGIN_MS = 60_000
 const TokenAnswer = Schema.Struct({ access_token: Schema.String, expires_in: Schema.Number })
 const decodeAnswer = Schema.decodeUnknownOption(TokenAnswer)
 const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+/** Where a caller's own `token_uri` sits in a config, for the 400 that refuses it. */
+const TOKEN_URI_FIELD = "cloud2_service_account_json.token_uri"
+
+type TokenError = GatewayError.UpstreamStatus | GatewayError.UpstreamUnreachable | GatewayError.InvalidRequest
 
 interface Cached {
   readonly token: string
@@ -26,8 +31,10 @@ export const make = (
   client: UpstreamClient["Service"],
   account: ServiceAccount,
   provider: string
-): Effect.Effect<Effect.Effect<string, GatewayError.UpstreamStatus | GatewayError.UpstreamUnreachable>> =>
+): Effect.Effect<Effect.Effect<string, TokenError>> =>
   Effect.gen(function*() {
+    // Google's own token endpoint is a built-in URL; any other token_uri is the caller's choice
+    const tokenClient = account.tokenUri === DEFAULT_TOKEN_URI ? client : forCallerHost(client, TOKEN_URI_FIELD)
     const cache = yield* Ref.make(Option.none<Cached>())
     const lock = yield* Semaphore.make(1)
     const fresh = Effect.gen(function*() {
@@ -36,7 +43,7 @@ export const make = (
     })
     const refresh = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const token = yield* fetchToken(client, account, provider, Math.floor(now / 1000))
+      const token = yield* fetchToken(tokenClient, account, provider, Math.floor(now / 1000))
       const refreshAt = now + token.expires_in * 1000 - REFRESH_MARGIN_MS
       yield* Ref.set(cache, Option.some({ token: token.access_token, refreshAt }))
       return token.access_token

@@ -1,21 +1,37 @@
 /**
  * `default.jwt {jwksUri, headerKey, algorithms, clockTolerance, maxTokenAge, cacheMaxAge, not}`:
  * the token in request header `headerKey` (a `Bearer ` prefix is dropped) verifies against the
- * keys at `jwksUri` (jose; the key set is fetched once and cached per URI).
+ * keys at `jwksUri` (jose; the key set is fetched once and cached per URI). The key set is fetched
+ * only from a host `GATEWAY_TRUSTED_HOSTS` allows; another one fails the check with the reason.
  */
+import { TrustedHosts } from "@switchyard/core"
 import { Effect, Schema } from "effect"
-import { createRemoteJWKSet, jwtVerify } from "jose"
+import { createRemoteJWKSet, customFetch, type FetchImplementation, jwtVerify } from "jose"
 import * as Check from "../../Check.ts"
+import { reasonOf, send } from "../Post.ts"
 import { Not } from "./Parameters.ts"
 
-const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>()
+type KeySet = ReturnType<typeof createRemoteJWKSet>
 
-const keySetOf = (uri: string, cacheMaxAge: number | undefined) => {
+const keySets = new WeakMap<TrustedHosts.TrustedHosts, Map<string, KeySet>>()
+
+/** jose's fetch, through the guarded client of {@link send}. */
+const guardedFetch = (hosts: TrustedHosts.TrustedHosts): FetchImplementation => (url, options) =>
+  send(hosts, url, { method: "GET", headers: Object.fromEntries(options.headers), signal: options.signal }).then(
+    (answer) => new Response(answer.text, { status: answer.status, headers: answer.headers })
+  )
+
+const keySetOf = (hosts: TrustedHosts.TrustedHosts, uri: string, cacheMaxAge: number | undefined): KeySet => {
+  const known = keySets.get(hosts) ?? new Map<string, KeySet>()
+  keySets.set(hosts, known)
   const key = `${uri} ${cacheMaxAge ?? ""}`
-  const known = keySets.get(key)
-  if (known !== undefined) return known
-  const created = createRemoteJWKSet(new URL(uri), cacheMaxAge === undefined ? {} : { cacheMaxAge })
-  keySets.set(key, created)
+  const cached = known.get(key)
+  if (cached !== undefined) return cached
+  const created = createRemoteJWKSet(new URL(uri), {
+    [customFetch]: guardedFetch(hosts),
+    ...(cacheMaxAge === undefined ? {} : { cacheMaxAge })
+  })
+  known.set(key, created)
   return created
 }
 
@@ -45,18 +61,25 @@ export const jwt = Check.make({
       ...(parameters.clockTolerance === undefined ? {} : { clockTolerance: parameters.clockTolerance }),
       ...(parameters.maxTokenAge === undefined ? {} : { maxTokenAge: parameters.maxTokenAge })
     }
-    return Effect.tryPromise({
-      try: () => jwtVerify(token, keySetOf(parameters.jwksUri, parameters.cacheMaxAge), options),
-      catch: (error) => error
-    }).pipe(
-      Effect.match({
+    return TrustedHosts.TrustedHosts.use((hosts) =>
+      Effect.tryPromise({
+        try: () => jwtVerify(token, keySetOf(hosts, parameters.jwksUri, parameters.cacheMaxAge), options),
+        catch: (error) => error
+      })
+    ).pipe(
+      Effect.matchEffect({
         onSuccess: ({ payload }) =>
-          Check.verdict(true, parameters.not, { holds: "the token is valid", fails: "" }, { sub: payload.sub }),
+          Effect.succeed(
+            Check.verdict(true, parameters.not, { holds: "the token is valid", fails: "" }, { sub: payload.sub })
+          ),
+        // a key set the gateway may not fetch says nothing of the token: the check cannot decide
         onFailure: (error) =>
-          Check.verdict(false, parameters.not, {
-            holds: "",
-            fails: `the token is not valid: ${error instanceof Error ? error.message : String(error)}`
-          })
+          TrustedHosts.untrustedIn(error) !== undefined
+            ? Effect.fail(new Check.CheckError({ message: reasonOf(error, "jwksUri") }))
+            : Effect.succeed(Check.verdict(false, parameters.not, {
+              holds: "",
+              fails: `the token is not valid: ${error instanceof Error ? error.message : String(error)}`
+            }))
       })
     )
   }

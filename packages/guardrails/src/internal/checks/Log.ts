@@ -1,6 +1,7 @@
 /**
  * `default.log {logURL, headers, timeout}`: records the context and always passes. With `logURL`
- * it POSTs `{request, response, eventType, traceId}` there; without, it writes an Effect log line.
+ * it POSTs `{request, response, eventType, traceId}` there (only to a host `GATEWAY_TRUSTED_HOSTS`
+ * allows); without, it writes an Effect log line.
  */
 import { Effect, Schema } from "effect"
 import * as Check from "../../Check.ts"
@@ -24,7 +25,7 @@ export const log = Check.make({
     }
     const written = logURL === undefined
       ? Effect.logInfo("guardrails log check").pipe(Effect.annotateLogs({ guardrailLog: entry }))
-      : Effect.asVoid(postJson(logURL, entry, { headers, timeoutMs: timeout }))
+      : Effect.asVoid(postJson(logURL, entry, { headers, timeoutMs: timeout, field: "logURL" }))
     return Effect.as(written, {
       verdict: true,
       explanation: logURL === undefined ? "logged" : `logged to ${logURL}`,

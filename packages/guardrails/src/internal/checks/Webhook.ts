@@ -1,7 +1,8 @@
 /**
  * `default.webhook {webhookURL, headers, timeout = 3000}`: POSTs `{request, response, eventType}`
  * to a URL and reads `{verdict, data}`. A slow (past `timeout` ms), failing or unreadable webhook
- * fails the check with the reason, unless `failOnError: false`.
+ * fails the check with the reason, unless `failOnError: false`; so does one whose host
+ * `GATEWAY_TRUSTED_HOSTS` does not allow, which is never connected to.
  */
 import { Effect, Result, Schema } from "effect"
 import * as Check from "../../Check.ts"
@@ -24,7 +25,7 @@ export const webhook = Check.make({
         ? undefined
         : { json: context.response.body, text: context.response.text, status: context.response.status },
       eventType: context.eventType
-    }, { headers, timeoutMs: timeout }).pipe(
+    }, { headers, timeoutMs: timeout, field: "webhookURL" }).pipe(
       Effect.flatMap((reply) =>
         Result.match(decodeReply(reply), {
           onFailure: () =>
