@@ -3,12 +3,16 @@
  * vectors of semantic entries, which each process reads into its own in-memory index). In memory
  * (bounded, least recently used first out) or in Redis, so replicas share entries.
  */
-import { NodeRedis } from "@effect/platform-node"
 import { LeastRecentlyUsed } from "@switchyard/core"
 import { Clock, Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { Redis } from "effect/persistence"
+import * as StoreOutage from "./internal/StoreOutage.ts"
+import * as StoreRedis from "./internal/StoreRedis.ts"
 
-/** The store could not be read or written; the cache treats it as a miss and logs it. */
+/**
+ * Redis answered a command with an error; the cache treats it as a miss and logs it. (Redis down
+ * or slow is not an error: the Redis store answers a miss or skips the write, see `layerStoreRedis`.)
+ */
 export class CacheStoreError extends Data.TaggedError("CacheStoreError")<{ readonly message: string }> {}
 
 /** Items of a list from an offset on. `reset`: the list is shorter than the offset (it expired). */
@@ -95,9 +99,14 @@ export const layerMemory = (options?: {
     })
   })
 
+/** The cause of a failure that did not reach Redis; `undefined` when Redis answered with it. */
+const unreachable = (error: Redis.RedisError): unknown => StoreRedis.isReply(error.cause) ? undefined : error.cause
+
 /**
  * Entries in Redis under `prefix` over a `Redis` service the app already has: values are strings
- * with `PX`, lists are Redis lists whose expiry moves with each append.
+ * with `PX`, lists are Redis lists whose expiry moves with each append. No request waits on
+ * Redis: while it is down or slow (no answer within 150 ms), a lookup is a miss and a write is
+ * skipped, until a background `PING` finds it answering again (see the README).
  */
 export const layerStoreRedis = (
   options?: { readonly prefix?: string | undefined }
@@ -107,39 +116,59 @@ export const layerStoreRedis = (
     Effect.gen(function*() {
       const redis = yield* Redis.Redis
       const prefix = options?.prefix ?? DEFAULT_REDIS_PREFIX
-      const failed = (error: Redis.RedisError) => new CacheStoreError({ message: `redis: ${error.message}` })
-      const send = <A>(command: string, ...args: ReadonlyArray<string>) =>
-        Effect.mapError(redis.send<A>(command, ...args), failed)
+      const outage = yield* StoreOutage.make({
+        store: "cache",
+        whileDown: "lookups are misses and answers are not stored",
+        ping: redis.send("PING")
+      })
+      const guarded = <A>(operation: Effect.Effect<A, Redis.RedisError>, fallback: A) =>
+        outage.guard(operation, { fallback, unreachable }).pipe(
+          Effect.mapError((error) => new CacheStoreError({ message: `redis: ${error.message}` }))
+        )
+      const send = redis.send
       const ttl = (millis: number) => String(Math.max(1, Math.ceil(millis)))
       return CacheStore.of({
-        get: (key) => Effect.map(send<string | null>("GET", prefix + key), (value) => value ?? undefined),
-        set: (key, value, ttlMillis) => Effect.asVoid(send("SET", prefix + key, value, "PX", ttl(ttlMillis))),
+        get: (key) =>
+          guarded(Effect.map(send<string | null>("GET", prefix + key), (value) => value ?? undefined), undefined),
+        set: (key, value, ttlMillis) =>
+          guarded(Effect.asVoid(send("SET", prefix + key, value, "PX", ttl(ttlMillis))), undefined),
         append: (list, item, ttlMillis) =>
-          Effect.asVoid(
-            Effect.andThen(send("RPUSH", prefix + list, item), send("PEXPIRE", prefix + list, ttl(ttlMillis)))
+          guarded(
+            Effect.asVoid(
+              Effect.andThen(send("RPUSH", prefix + list, item), send("PEXPIRE", prefix + list, ttl(ttlMillis)))
+            ),
+            undefined
           ),
         readFrom: (list, offset) =>
-          Effect.flatMap(send<ReadonlyArray<string>>("LRANGE", prefix + list, String(offset), "-1"), (items) => {
-            if (items.length > 0 || offset === 0) {
-              return Effect.succeed<ListSlice>({ items, next: offset + items.length, reset: false })
-            }
-            // nothing new: check whether the list expired and started again shorter
-            return Effect.map(send<number>("LLEN", prefix + list), (length): ListSlice =>
-              length < offset
-                ? { items: [], next: 0, reset: true }
-                : { items: [], next: offset, reset: false })
-          })
+          guarded(
+            Effect.flatMap(send<ReadonlyArray<string>>("LRANGE", prefix + list, String(offset), "-1"), (items) => {
+              if (items.length > 0 || offset === 0) {
+                return Effect.succeed<ListSlice>({ items, next: offset + items.length, reset: false })
+              }
+              // nothing new: check whether the list expired and started again shorter
+              return Effect.map(send<number>("LLEN", prefix + list), (length): ListSlice =>
+                length < offset
+                  ? { items: [], next: 0, reset: true }
+                  : { items: [], next: offset, reset: false })
+            }),
+            // while Redis is down: nothing new, the index keeps what it has
+            { items: [], next: offset, reset: false }
+          )
       })
     })
   )
 
-/** Entries in the Redis at `url`, over a connection of their own; fails to build when unreachable. */
+/**
+ * Entries in the Redis at `url`, over a connection of their own that never queues commands while
+ * it is down and reconnects in the background. It builds while Redis is down (lookups are misses
+ * until it comes up); it fails only when `url` is not a Redis URL.
+ */
 export const layerRedis = (
   options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
 ): Layer.Layer<CacheStore, Redis.RedisError> =>
   layerStoreRedis({ prefix: options.prefix }).pipe(
     Layer.provide(
-      NodeRedis.layer({ url: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url })
+      StoreRedis.layer({ url: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url })
     )
   )
 

@@ -7,13 +7,14 @@
  * It belongs between retry (outside, so every attempt counts) and the request timeout (inside,
  * so a timed-out attempt counts as a failure).
  */
-import { NodeRedis } from "@effect/platform-node"
 import type { Dispatch, GatewayResponse, ProviderTarget, TargetMiddleware } from "@switchyard/core"
 import { GatewayError } from "@switchyard/core"
 import { CircuitBreakerConfig } from "@switchyard/protocol"
 import { Cause, Config, Duration, Effect, Exit, Layer, Option, Redacted, Schema, Scope } from "effect"
 import { CircuitBreaker, type Redis } from "effect/persistence"
 import * as CircuitKey from "./CircuitKey.ts"
+import * as FailOpenCircuitStore from "./internal/FailOpenCircuitStore.ts"
+import * as StoreRedis from "./internal/StoreRedis.ts"
 
 /** A target's decoded `cb_config`. */
 export type Settings = CircuitBreakerConfig.CircuitBreakerConfig
@@ -138,20 +139,26 @@ export const layerMemory: Layer.Layer<CircuitBreaker.CircuitBreakerStore> = Circ
 
 /**
  * Circuits in Redis over a `Redis` service the app already has (shared with other features):
- * every replica using the same Redis and prefix sees the same circuits.
+ * every replica using the same Redis and prefix sees the same circuits. No attempt waits on
+ * Redis: while it is down or slow (no answer within 150 ms), a circuit counts as closed and
+ * outcomes are not recorded, until a background `PING` finds it answering again (see the README).
  */
 export const layerStoreRedis = (
   options?: { readonly prefix?: string | undefined }
 ): Layer.Layer<CircuitBreaker.CircuitBreakerStore, never, Redis.Redis> =>
-  CircuitBreaker.layerStoreRedis({ prefix: options?.prefix ?? DEFAULT_REDIS_PREFIX })
+  FailOpenCircuitStore.layer({ prefix: options?.prefix ?? DEFAULT_REDIS_PREFIX })
 
-/** Circuits in the Redis at `url`, with a connection of their own; fails to build when unreachable. */
+/**
+ * Circuits in the Redis at `url`, over a connection of their own that never queues commands while
+ * it is down and reconnects in the background. It builds while Redis is down (circuits count as
+ * closed until it comes up); it fails only when `url` is not a Redis URL.
+ */
 export const layerRedis = (
   options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
 ): Layer.Layer<CircuitBreaker.CircuitBreakerStore, Redis.RedisError> =>
   layerStoreRedis({ prefix: options.prefix }).pipe(
     Layer.provide(
-      NodeRedis.layer({ url: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url })
+      StoreRedis.layer({ url: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url })
     )
   )
 

@@ -1,0 +1,80 @@
+/**
+ * A Redis connection for a store on the request path. Commands are never queued while the
+ * connection is down (node-redis' offline queue would hold each one for its 5 s command timeout):
+ * they fail at once, and the client reconnects in the background, with backoff, for as long as it
+ * lives. Building it does not wait for Redis to come up, so a gateway starts during an outage.
+ *
+ * It only sends commands (and scripts): it neither subscribes nor reserves connections.
+ *
+ * (The same file lives in @switchyard/cache and @switchyard/circuit-breaker: keep them equal.)
+ */
+import { Duration, Effect, Layer } from "effect"
+import { Redis } from "effect/persistence"
+import { ClientClosedError, ClientOfflineError, createClient, ErrorReply } from "redis"
+
+/** How long building waits for the first connection before going on without it. */
+export const STARTUP_WAIT = Duration.seconds(1)
+
+/** Reconnect delays: 50 ms doubling to 1 s, with jitter so that replicas do not reconnect in step. */
+const reconnectDelay = (retries: number): number =>
+  Math.min(50 * 2 ** Math.min(retries, 5), 1_000) + Math.floor(Math.random() * 50)
+
+/** Whether a failure is an answer from Redis (a reply error), rather than Redis not being reached. */
+export const isReply = (cause: unknown): boolean => cause instanceof ErrorReply
+
+const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+const unsupported = (what: string) =>
+  Effect.fail(new Redis.RedisError({ cause: new Error(`a store connection does not ${what}`) }))
+
+/** `Redis` over a node-redis client at `url`; fails only when `url` is not a Redis URL. */
+export const layer = (options: { readonly url: string }): Layer.Layer<Redis.Redis, Redis.RedisError> =>
+  Layer.effect(
+    Redis.Redis,
+    Effect.gen(function*() {
+      const client = yield* Effect.acquireRelease(
+        Effect.try({
+          try: () =>
+            createClient({
+              url: options.url,
+              disableOfflineQueue: true,
+              socket: { reconnectStrategy: reconnectDelay }
+            }),
+          catch: (cause) => new Redis.RedisError({ cause })
+        }),
+        // destroy, not close: close waits for the answers of a Redis that may never give them
+        (client) => Effect.sync(() => client.destroy())
+      )
+      // the socket's last error explains why commands cannot be sent; the store logs it once
+      let lastError: unknown
+      client.on("error", (cause: unknown) => {
+        lastError = cause
+      })
+      const settled = new Promise<void>((resolve) => {
+        client.once("ready", resolve)
+        client.once("error", () => resolve())
+      })
+      // never awaited beyond STARTUP_WAIT: the client keeps reconnecting in the background
+      client.connect().catch(() => undefined)
+      yield* Effect.promise(() => settled).pipe(Effect.timeoutOption(STARTUP_WAIT))
+
+      // why a command could not be sent; never a reply error (a refused AUTH), which is no outage
+      const offline = (cause: unknown): unknown => {
+        if (lastError === undefined) return cause
+        return isReply(lastError) ? new Error(`not connected: ${describe(lastError)}`) : lastError
+      }
+      const send = <A = unknown>(command: string, ...args: ReadonlyArray<string>) =>
+        Effect.tryPromise({
+          try: () => client.sendCommand<A>([command, ...args]),
+          catch: (cause) =>
+            new Redis.RedisError({
+              cause: cause instanceof ClientOfflineError || cause instanceof ClientClosedError ? offline(cause) : cause
+            })
+        })
+      return yield* Redis.make({
+        send,
+        subscribe: () => unsupported("subscribe"),
+        connect: unsupported("reserve connections")
+      })
+    })
+  )

@@ -1,0 +1,51 @@
+/**
+ * effect/persistence's Redis `CircuitBreakerStore`, made to never hold an attempt on Redis: while
+ * Redis is down or slow (see `StoreOutage`), reading a circuit admits the attempt as if the
+ * circuit were closed, and its outcome is dropped rather than recorded.
+ */
+import { Effect, Layer } from "effect"
+import { CircuitBreaker, Redis } from "effect/persistence"
+import * as StoreOutage from "./StoreOutage.ts"
+import * as StoreRedis from "./StoreRedis.ts"
+
+/** Stamped on admissions made without Redis; no circuit holds it, so their outcomes are dropped. */
+const UNRECORDED = -1
+
+const unrecorded: CircuitBreaker.Admission = {
+  generation: UNRECORDED,
+  probe: false,
+  consecutiveOpenings: 0,
+  transition: undefined
+}
+
+/** The cause of a store failure that did not reach Redis; `undefined` for every other error. */
+const unreachable = (error: CircuitBreaker.CircuitBreakerError): unknown =>
+  error.reason._tag === "CircuitBreakerStoreError" && !StoreRedis.isReply(error.reason.cause)
+    ? error.reason.cause
+    : undefined
+
+/** Circuits under `prefix` in the app's `Redis`, failing open while it is unreachable. */
+export const layer = (
+  options: { readonly prefix: string }
+): Layer.Layer<CircuitBreaker.CircuitBreakerStore, never, Redis.Redis> =>
+  Layer.effect(
+    CircuitBreaker.CircuitBreakerStore,
+    Effect.gen(function*() {
+      const redis = yield* Redis.Redis
+      // the Redis store below, which this one wraps under the same service
+      const store = yield* CircuitBreaker.CircuitBreakerStore
+      const outage = yield* StoreOutage.make({
+        store: "circuit",
+        whileDown: "circuits count as closed and outcomes are not recorded",
+        ping: redis.send("PING")
+      })
+      return CircuitBreaker.CircuitBreakerStore.of({
+        admit: (key) => outage.guard(store.admit(key), { fallback: unrecorded, unreachable }),
+        record: (outcome) =>
+          outcome.generation === UNRECORDED
+            ? Effect.undefined
+            : outage.guard(store.record(outcome), { fallback: undefined, unreachable }),
+        state: (key) => outage.guard(store.state(key), { fallback: { _tag: "Closed", key }, unreachable })
+      })
+    })
+  ).pipe(Layer.provide(CircuitBreaker.layerStoreRedis({ prefix: options.prefix })))
