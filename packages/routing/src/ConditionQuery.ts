@@ -5,9 +5,15 @@
  *
  * Every key of a query counts: `{ "metadata.plan": "pro", $or: [...] }` needs both, and
  * `{ $regex, $options }` reads both (unlike evaluators that stop at the first `$or` or `$regex`).
+ *
+ * `$regex` runs on RE2 (re2js), not on JavaScript's backtracking engine: a caller writes the
+ * pattern, and a pattern such as `(a+)+$` would otherwise hold the process for minutes on a
+ * short metadata value. RE2 matches in time linear in the input; the price is that it has no
+ * backreferences and no lookahead, and a pattern that uses them is refused at compile time.
  */
 import { Endpoint, GatewayError, GatewayRequest } from "@switchyard/core"
 import { Effect } from "effect"
+import { RE2JS } from "re2js"
 import sift from "sift"
 
 /** What a query sees of a request. */
@@ -39,6 +45,8 @@ export const operators = [
   "$not"
 ] as const
 
+type SiftOptions = Parameters<typeof sift.createEqualsOperation>[2]
+
 // `$options` is no operator of its own: it is read beside `$regex`, and refused anywhere else
 const siftOperations = {
   $eq: sift.$eq,
@@ -49,7 +57,8 @@ const siftOperations = {
   $lte: sift.$lte,
   $in: sift.$in,
   $nin: sift.$nin,
-  $regex: sift.$regex,
+  $regex: (pattern: string, ownerQuery: { readonly $options?: unknown }, options: SiftOptions) =>
+    sift.createEqualsOperation(regexTester(pattern, ownerQuery.$options), ownerQuery, options),
   $options: sift.$options,
   $exists: sift.$exists,
   $and: sift.$and,
@@ -204,12 +213,36 @@ const checkOperator = (
 
 const isRegexFlags = (value: unknown): value is string => typeof value === "string" && REGEX_FLAGS.test(value)
 
+// `u` needs no bit: RE2 always reads the pattern and the input as Unicode
+const FLAG_BITS: Readonly<Record<string, number>> = {
+  i: RE2JS.CASE_INSENSITIVE,
+  m: RE2JS.MULTILINE,
+  s: RE2JS.DOTALL
+}
+
+const compileRegex = (pattern: string, flags: string | undefined): RE2JS => {
+  let bits = 0
+  for (const flag of flags ?? "") bits |= FLAG_BITS[flag] ?? 0
+  return RE2JS.compile(pattern, bits)
+}
+
+/** Whether a string contains a match, as JavaScript's `RegExp.test` answers, in linear time. */
+const regexTester = (pattern: string, flags: unknown) => {
+  const regex = compileRegex(pattern, isRegexFlags(flags) ? flags : undefined)
+  return (value: unknown): boolean => typeof value === "string" && regex.test(value)
+}
+
 const checkRegex = (pattern: unknown, flags: string | undefined, path: string): Problem | undefined => {
   if (typeof pattern !== "string") return { path, rule: "must be a string" }
   try {
-    new RegExp(pattern, flags)
+    compileRegex(pattern, flags)
     return undefined
   } catch (cause) {
-    return { path, rule: cause instanceof Error ? cause.message : "is not a valid regular expression" }
+    const reason = cause instanceof Error ? cause.message : "is not valid"
+    return {
+      path,
+      rule:
+        `must be a regular expression RE2 accepts (matching in linear time: no backreferences, no lookaround): ${reason}`
+    }
   }
 }

@@ -70,6 +70,39 @@ describe("ConditionQuery.compile", () => {
       assert.isFalse(yield* matches({ "metadata.plan": "pro", $or: [{ "params.model": "claude-3" }] }))
     }))
 
+  it.effect("matches a pattern that backtracks catastrophically in JavaScript in linear time", () =>
+    Effect.gen(function*() {
+      // `(a+)+$` against 28 a's and a b takes JavaScript's engine 2^28 steps (seconds); RE2 is linear
+      const against = { ...view, metadata: { plan: `${"a".repeat(28)}b` } }
+      const started = performance.now()
+      assert.isFalse(yield* matches({ "metadata.plan": { $regex: "(a+)+$" } }, against))
+      assert.isFalse(
+        yield* matches({ "metadata.plan": { $regex: "^(a|aa)+$" } }, {
+          ...view,
+          metadata: { plan: `${"a".repeat(500)}!` }
+        })
+      )
+      assert.isTrue(yield* matches({ "metadata.plan": { $regex: "(a+)+b$" } }, against))
+      assert.isBelow(performance.now() - started, 500)
+    }))
+
+  it.effect("reads the i, m and s flags as JavaScript does", () =>
+    Effect.gen(function*() {
+      const lines = { ...view, metadata: { note: "first\nSecond" } }
+      assert.isTrue(yield* matches({ "metadata.note": { $regex: "^second$", $options: "im" } }, lines))
+      assert.isFalse(yield* matches({ "metadata.note": { $regex: "^second$", $options: "i" } }, lines))
+      assert.isTrue(yield* matches({ "metadata.note": { $regex: "first.Second", $options: "s" } }, lines))
+      assert.isFalse(yield* matches({ "metadata.note": { $regex: "first.Second" } }, lines))
+    }))
+
+  it.effect("refuses a pattern RE2 cannot match in linear time, naming it", () =>
+    Effect.gen(function*() {
+      for (const pattern of ["(a)\\1", "foo(?=bar)", "(?<!x)y"]) {
+        const error = yield* rejection({ "params.model": { $regex: pattern } })
+        assert.include(error.message, "must be a regular expression RE2 accepts")
+      }
+    }))
+
   it.effect("requires every sibling of a $regex, and reads its $options", () =>
     Effect.gen(function*() {
       assert.isTrue(yield* matches({ "params.model": { $regex: "^GPT", $options: "i" }, "metadata.plan": "pro" }))
