@@ -213,6 +213,24 @@ describe("mutator checks", () => {
       assert.strictEqual(result.rewrite?.apply("a1b22"), "a#b#")
     }))
 
+  it.effect("regexReplace counts and replaces empty and literal-looking matches as JavaScript would", () =>
+    Effect.gen(function*() {
+      const result = yield* run("regexReplace", { rule: "x*", redactText: "$1" }, checkContext("ab"))
+      assert.strictEqual(result.rewrite?.apply("ab"), "$1a$1b$1")
+      assert.deepStrictEqual(result.data, { matches: 3 })
+    }))
+
+  it.effect("a pattern that backtracks catastrophically in JavaScript runs in linear time", () =>
+    Effect.gen(function*() {
+      const text = `${"a".repeat(5_000)}!`
+      const started = performance.now()
+      const match = yield* run("regexMatch", { rule: "^(a|aa)+$" }, checkContext(text))
+      const replace = yield* run("regexReplace", { rule: "(a+)+b" }, checkContext(text))
+      assert.isFalse(match.verdict)
+      assert.strictEqual(replace.rewrite?.apply(text), text)
+      assert.isBelow(performance.now() - started, 1_000)
+    }))
+
   it.effect("piiDetection with redact replaces PII by labels and passes", () =>
     Effect.gen(function*() {
       const result = yield* run("piiDetection", { redact: true }, checkContext(CARD))
@@ -228,5 +246,12 @@ describe("parameters", () => {
   it("an invalid regular expression is refused when the check is prepared", () => {
     const check = byId.get("default.regexMatch")
     assert.isTrue(check !== undefined && Result.isFailure(check.prepare({ rule: "(" })))
+  })
+
+  it("a pattern RE2 cannot match in linear time (a backreference, lookaround) is refused", () => {
+    const check = byId.get("default.regexMatch")
+    for (const rule of ["(a)\\1", "a(?=b)"]) {
+      assert.isTrue(check !== undefined && Result.isFailure(check.prepare({ rule })))
+    }
   })
 })

@@ -1,20 +1,32 @@
 /** Parameter pieces shared by the built-in checks. */
 import { Schema } from "effect"
+import { RE2JS } from "re2js"
 
 /** `not: true` inverts the verdict. */
 export const Not = Schema.optionalKey(Schema.Boolean)
 
+/**
+ * A caller's pattern, compiled for RE2 (re2js), which matches in time linear in the text: on
+ * JavaScript's backtracking engine a pattern such as `(a+)+$` would hold the process on a
+ * model's answer. RE2 has no backreferences and no lookaround.
+ */
+export const compileRegex = (source: string): RE2JS => RE2JS.compile(source)
+
 const compiles = (source: string): boolean => {
   try {
-    new RegExp(source)
+    compileRegex(source)
     return true
   } catch {
     return false
   }
 }
 
-/** A JavaScript regular expression source. */
-export const Regex = Schema.String.check(Schema.makeFilter(compiles, { message: "must be a valid regular expression" }))
+/** A regular expression source that RE2 accepts. */
+export const Regex = Schema.String.check(
+  Schema.makeFilter(compiles, {
+    message: "must be a regular expression RE2 accepts (matching in linear time: no backreferences, no lookaround)"
+  })
+)
 
 /** `any`, `all` or `none` of a list must be present. */
 export const Operator = Schema.Literals(["any", "all", "none"])
