@@ -228,6 +228,12 @@ describe("mutator checks", () => {
       const replace = yield* run("regexReplace", { rule: "(a+)+b" }, checkContext(text))
       assert.isFalse(match.verdict)
       assert.strictEqual(replace.rewrite?.apply(text), text)
+      const schema = yield* run(
+        "jsonSchema",
+        { schema: { type: "object", properties: { name: { type: "string", pattern: "^(a|aa)+$" } } } },
+        checkContext(JSON.stringify({ name: text }))
+      )
+      assert.isFalse(schema.verdict)
       assert.isBelow(performance.now() - started, 1_000)
     }))
 

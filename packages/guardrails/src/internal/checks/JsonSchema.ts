@@ -1,10 +1,19 @@
 /** `default.jsonSchema {schema, not}`: the JSON in the text validates against a JSON Schema (ajv). */
-import { Ajv, type ValidateFunction } from "ajv"
+import { Ajv, type Options, type ValidateFunction } from "ajv"
 import { Effect, Schema } from "effect"
 import * as Check from "../../Check.ts"
-import { jsonIn, Not } from "./Parameters.ts"
+import { compileRegex, jsonIn, Not } from "./Parameters.ts"
 
-const ajv = new Ajv({ allErrors: true, strict: false })
+/** `pattern` and `patternProperties` of a caller's schema run on RE2, in linear time, as `regexMatch` does. */
+const linearRegExp: NonNullable<NonNullable<Options["code"]>["regExp"]> = Object.assign(
+  (pattern: string) => {
+    const regex = compileRegex(pattern)
+    return { test: (text: string) => regex.test(text) }
+  },
+  { code: "re2js.RE2JS" }
+)
+
+const ajv = new Ajv({ allErrors: true, strict: false, code: { regExp: linearRegExp } })
 // one compiled validator per schema object: a config's parameters are decoded once and kept
 const compiled = new WeakMap<object, ValidateFunction>()
 
