@@ -67,6 +67,11 @@ const VERIFIED_TTL_MS = 5_000
 export class ApiKeys extends Context.Service<ApiKeys, {
   readonly create: (input: CreateApiKey) => Effect.Effect<CreatedApiKey, GatewayError.InternalError>
   readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<ApiKey>, GatewayError.InternalError>
+  /** One key of the workspace, revoked or not; another workspace's key is not found. */
+  readonly get: (
+    workspaceId: string,
+    id: string
+  ) => Effect.Effect<ApiKey, GatewayError.NotFound | GatewayError.InternalError>
   readonly revoke: (
     workspaceId: string,
     id: string
@@ -93,6 +98,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const select = (where: Statement.Fragment) =>
         sql`SELECT id, workspace_id, name, key_prefix, scopes, created_at, expires_at, revoked_at FROM api_keys WHERE ${where}`
           .pipe(Effect.flatMap(decodeRows))
+      const notFound = (id: string) => new GatewayError.NotFound({ message: `api key ${id} not found` })
 
       return ApiKeys.of({
         create: (input) =>
@@ -128,6 +134,11 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             Effect.map((rows) => rows.map(toApiKey)),
             internal
           ),
+        get: (workspaceId, id) =>
+          select(sql`id = ${id} AND workspace_id = ${workspaceId}`).pipe(
+            internal,
+            Effect.flatMap(([row]) => row === undefined ? Effect.fail(notFound(id)) : Effect.succeed(toApiKey(row)))
+          ),
         revoke: (workspaceId, id) =>
           Effect.gen(function*() {
             const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
@@ -137,7 +148,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             internal,
             Effect.flatMap(([row]) =>
               row === undefined
-                ? Effect.fail(new GatewayError.NotFound({ message: `api key ${id} not found` }))
+                ? Effect.fail(notFound(id))
                 : Effect.sync(() => {
                   verified.clear()
                   return toApiKey(row)

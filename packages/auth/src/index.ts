@@ -1,6 +1,7 @@
 export * as AdminKeyBootstrap from "./AdminKeyBootstrap.ts"
 export * as ApiKeys from "./ApiKeys.ts"
 export * as Authenticator from "./Authenticator.ts"
+export * as Grant from "./Grant.ts"
 export * as JwtVerifier from "./JwtVerifier.ts"
 export * as SecretBox from "./SecretBox.ts"
 export * as ServerSecret from "./ServerSecret.ts"

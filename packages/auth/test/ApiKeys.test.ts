@@ -91,6 +91,21 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         assert.deepStrictEqual(theirs.map((key) => key.id), [mine.id])
       }))
 
+    it.effect("get answers one key of the workspace, revoked or not, and no other workspace's", () =>
+      Effect.gen(function*() {
+        const created = yield* create({ scopes: ["keys", "configs"] })
+        const { key: _secret, ...withoutSecret } = created
+        const got = yield* ApiKeys.ApiKeys.use((apiKeys) => apiKeys.get(DEFAULT_WORKSPACE, created.id))
+        assert.deepStrictEqual(got, withoutSecret)
+        yield* ApiKeys.ApiKeys.use((apiKeys) => apiKeys.revoke(DEFAULT_WORKSPACE, created.id))
+        const revoked = yield* ApiKeys.ApiKeys.use((apiKeys) => apiKeys.get(DEFAULT_WORKSPACE, created.id))
+        assert.strictEqual(revoked.revoked_at, yield* nowSeconds)
+        const elsewhere = yield* Effect.flip(
+          ApiKeys.ApiKeys.use((apiKeys) => apiKeys.get(OTHER_WORKSPACE, created.id))
+        )
+        assert.instanceOf(elsewhere, GatewayError.NotFound)
+      }))
+
     it.effect("stores a keyed hash: not the secret, not its plain SHA-256", () =>
       Effect.gen(function*() {
         const created = yield* create()

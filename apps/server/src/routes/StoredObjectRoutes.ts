@@ -2,8 +2,8 @@
  * Handlers of the routes that manage what the gateway keeps: API keys, integrations, virtual
  * keys and configs. Every object belongs to the caller's workspace.
  */
-import { ApiKeys } from "@switchyard/auth"
-import { GatewayError } from "@switchyard/core"
+import { ApiKeys, Grant } from "@switchyard/auth"
+import type { GatewayError } from "@switchyard/core"
 import { StoredObjectRequests } from "@switchyard/protocol"
 import { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Effect } from "effect"
@@ -15,25 +15,33 @@ const createVirtualKeyBody = body(StoredObjectRequests.CreateVirtualKey)
 const createConfigBody = body(StoredObjectRequests.CreateConfig)
 const updateConfigBody = body(StoredObjectRequests.UpdateConfig)
 
-export const createApiKey = (input: RouteInput) =>
+export const createApiKey = (
+  input: RouteInput
+): Effect.Effect<ApiKeys.CreatedApiKey, GatewayError.GatewayError, ApiKeys.ApiKeys> =>
   Effect.gen(function*() {
     const request = yield* createApiKeyBody(input.request)
-    const workspaceId = request.workspace_id ?? input.principal.workspaceId
-    // a key may create keys only in its own workspace, unless it is an admin key
-    if (workspaceId !== input.principal.workspaceId && !input.principal.scopes.has("admin")) {
-      return yield* new GatewayError.Forbidden({
-        message: "workspace_id: only an admin key creates keys in another workspace"
-      })
-    }
+    // a key grants only what it holds, in its own workspace (unless it is an admin key)
+    const grant = yield* Effect.fromResult(Grant.toCreate(input.principal, request))
     const apiKeys = yield* ApiKeys.ApiKeys
-    return yield* apiKeys.create({ ...request, workspace_id: workspaceId })
+    return yield* apiKeys.create({ ...request, scopes: grant.scopes, workspace_id: grant.workspaceId })
   })
 
 export const listApiKeys = (input: RouteInput) =>
   ApiKeys.ApiKeys.use((apiKeys) => Effect.map(apiKeys.list(input.principal.workspaceId), list))
 
-export const revokeApiKey = (input: RouteInput) =>
-  ApiKeys.ApiKeys.use((apiKeys) => apiKeys.revoke(input.principal.workspaceId, param(input, "id")))
+export const revokeApiKey = (
+  input: RouteInput
+): Effect.Effect<ApiKeys.ApiKey, GatewayError.GatewayError, ApiKeys.ApiKeys> =>
+  Effect.gen(function*() {
+    const apiKeys = yield* ApiKeys.ApiKeys
+    const id = param(input, "id")
+    const target = yield* apiKeys.get(input.principal.workspaceId, id)
+    // a lesser key may not lock out a greater one (scopes never change, so checking first is safe)
+    yield* Effect.fromResult(
+      Grant.toRevoke(input.principal, { scopes: target.scopes, workspaceId: target.workspace_id })
+    )
+    return yield* apiKeys.revoke(input.principal.workspaceId, id)
+  })
 
 export const createIntegration = (input: RouteInput) =>
   Effect.gen(function*() {
