@@ -1,9 +1,8 @@
-import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
+import { Behaviour, FakeOpenAI, RedisServer } from "@switchyard/fake-providers"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chatBody } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
-import * as RedisServer from "./support/RedisServer.ts"
 
 let fake: FakeOpenAI.FakeOpenAI
 let redis: RedisServer.RedisServer

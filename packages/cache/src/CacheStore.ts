@@ -4,10 +4,9 @@
  * (bounded, least recently used first out) or in Redis, so replicas share entries.
  */
 import { LeastRecentlyUsed } from "@switchyard/core"
-import { Clock, Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import { RedisConnection, StoreOutage } from "@switchyard/redis"
+import { Clock, Config, Context, Data, Effect, Layer, Option, type Redacted } from "effect"
 import { Redis } from "effect/persistence"
-import * as StoreOutage from "./internal/StoreOutage.ts"
-import * as StoreRedis from "./internal/StoreRedis.ts"
 
 /**
  * Redis answered a command with an error; the cache treats it as a miss and logs it. (Redis down
@@ -100,7 +99,7 @@ export const layerMemory = (options?: {
   })
 
 /** The cause of a failure that did not reach Redis; `undefined` when Redis answered with it. */
-const unreachable = (error: Redis.RedisError): unknown => StoreRedis.isReply(error.cause) ? undefined : error.cause
+const unreachable = (error: Redis.RedisError): unknown => RedisConnection.isReply(error.cause) ? undefined : error.cause
 
 /**
  * Entries in Redis under `prefix` over a `Redis` service the app already has: values are strings
@@ -166,11 +165,7 @@ export const layerStoreRedis = (
 export const layerRedis = (
   options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
 ): Layer.Layer<CacheStore, Redis.RedisError> =>
-  layerStoreRedis({ prefix: options.prefix }).pipe(
-    Layer.provide(
-      StoreRedis.layer({ url: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url })
-    )
-  )
+  layerStoreRedis({ prefix: options.prefix }).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))
 
 /** {@link layerRedis} when `REDIS_URL` is set (replicas share entries), otherwise {@link layerMemory}. */
 export const layerFromEnv: Layer.Layer<CacheStore, Redis.RedisError | Config.ConfigError> = Layer.unwrap(

@@ -1,12 +1,9 @@
-import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { CacheStore } from "@switchyard/cache"
-import { Context, Duration, Effect, Fiber, Layer, Logger, Metric, Queue, Schedule } from "effect"
-import { Redis } from "effect/persistence"
-import { TestClock } from "effect/testing"
-import { randomUUID } from "node:crypto"
-import { FlakyRedis } from "./support/FlakyRedis.ts"
-import * as RedisServer from "./support/RedisServer.ts"
+import { RedisServer } from "@switchyard/fake-providers"
+import { StoreOutage } from "@switchyard/redis"
+import { Context, Duration, Effect, Layer, Logger, Metric, Schedule } from "effect"
+import { UnreachableRedis } from "./support/UnreachableRedis.ts"
 
 /** The spec's bound on a store call while Redis is unreachable. */
 const BOUND_MILLIS = 250
@@ -22,24 +19,17 @@ const storeAt = (url: string) =>
     Context.get(CacheStore.CacheStore)
   )
 
-/** Runs `effect` with its warnings collected (`next` waits for one) and a metric registry of its own. */
-const observed = <A, E, R>(
-  effect: (warnings: ReadonlyArray<string>, next: Effect.Effect<string>) => Effect.Effect<A, E, R>
-) =>
-  Effect.gen(function*() {
-    const warnings: Array<string> = []
-    const arrived = yield* Queue.unbounded<string>()
-    const collect = Logger.make(({ logLevel, message }) => {
-      if (logLevel !== "Warn") return
-      const text = Array.isArray(message) ? message.join(" ") : String(message)
-      warnings.push(text)
-      Queue.offerUnsafe(arrived, text)
-    })
-    return yield* effect(warnings, Queue.take(arrived)).pipe(
-      Effect.provide(Logger.layer([collect])),
-      Effect.provideService(Metric.MetricRegistry, new Map())
-    )
+/** Runs `effect` with its warnings collected and a metric registry of its own. */
+const observed = <A, E, R>(effect: (warnings: ReadonlyArray<string>) => Effect.Effect<A, E, R>) => {
+  const warnings: Array<string> = []
+  const collect = Logger.make(({ logLevel, message }) => {
+    if (logLevel === "Warn") warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
   })
+  return effect(warnings).pipe(
+    Effect.provide(Logger.layer([collect])),
+    Effect.provideService(Metric.MetricRegistry, new Map())
+  )
+}
 
 /** Real time this takes: the bound is on a real socket. */
 const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -61,81 +51,33 @@ const roundTrip = (store: CacheStore.CacheStore["Service"], key: string) =>
 const count = (warnings: ReadonlyArray<string>, text: string) =>
   warnings.filter((warning) => warning.includes(text)).length
 
-/** `gateway_store_errors_total{store="cache"}`, as a metrics exporter reads it. */
-const storeErrors = Effect.map(Metric.snapshot, (snapshots) => {
-  let total = 0
-  for (const snapshot of snapshots) {
-    if (
-      snapshot.id === "gateway_store_errors_total" && snapshot.type === "Counter" &&
-      snapshot.attributes?.store === "cache"
-    ) total += Number(snapshot.state.count)
-  }
-  return total
-})
+/** `gateway_store_errors_total{store="cache"}` (its export is tested in @switchyard/redis). */
+const storeErrors = Effect.map(Metric.value(StoreOutage.storeErrors("cache")), (state) => state.count)
 
-/** The store over `flaky`, in front of the machine's Redis on 127.0.0.1:6379. */
-const flakyStore = (flaky: FlakyRedis) =>
-  Effect.gen(function*() {
-    const inner = Context.get(yield* Layer.build(NodeRedis.layer({ url: "redis://127.0.0.1:6379" })), Redis.Redis)
-    const layer = CacheStore.layerStoreRedis({ prefix: `switchyard-test:outage:${randomUUID()}:` })
-    return Context.get(yield* Layer.build(layer.pipe(Layer.provide(flaky.layer(inner)))), CacheStore.CacheStore)
-  })
+/** The store over `redis`. */
+const storeOver = (redis: UnreachableRedis) =>
+  Effect.map(
+    Layer.build(CacheStore.layerStoreRedis({ prefix: "switchyard-test:outage:" }).pipe(Layer.provide(redis.layer))),
+    Context.get(CacheStore.CacheStore)
+  )
 
-describe("the Redis cache store's outage handling, on the test clock", () => {
-  it.effect("skips Redis while it is down, probes it 50 ms after, doubling to 1 s, and uses it again once it answers", () =>
-    observed((warnings, next) =>
+describe("the Redis cache store while Redis cannot be reached", () => {
+  it.effect("answers misses, skips writes and finds no new vectors without sending them while Redis is down", () =>
+    observed((warnings) =>
       Effect.gen(function*() {
-        const flaky = new FlakyRedis()
-        const store = yield* flakyStore(flaky)
-        flaky.mode = "refusing"
+        const redis = new UnreachableRedis()
+        const store = yield* storeOver(redis)
         assert.isUndefined(yield* store.get("answer"))
         assert.deepStrictEqual(warnings, [
           "cache store: Redis unreachable (connect ECONNREFUSED 127.0.0.1:6379); lookups are misses and answers are not stored until it answers again"
         ])
-        for (let i = 0; i < 3; i++) assert.isUndefined(yield* store.get("answer"))
+        assert.isUndefined(yield* store.get("answer"))
         yield* store.set("answer", "stored", 60_000)
-        assert.deepStrictEqual(flaky.sent, ["GET"])
-
-        // probes at 50, 150, 350, 750, 1550, 2550, 3550 ms: each waits twice as long, at most 1 s
-        const steps: ReadonlyArray<readonly [number, number]> = [
-          [49, 0],
-          [1, 1],
-          [100, 2],
-          [200, 3],
-          [400, 4],
-          [800, 5],
-          [1_000, 6],
-          [999, 6],
-          [1, 7]
-        ]
-        for (const [millis, pings] of steps) {
-          yield* TestClock.adjust(Duration.millis(millis))
-          assert.strictEqual(flaky.count("PING"), pings, `after ${millis} ms more`)
-        }
-        flaky.mode = "answering"
-        yield* TestClock.adjust("1 second")
-        // the probe's PING goes to the real Redis: wait for its answer to be logged
-        assert.strictEqual(yield* Effect.andThen(next, next), "cache store: Redis answers again after 4s 550ms")
-        yield* store.set("answer", "stored", 60_000)
-        assert.strictEqual(yield* store.get("answer"), "stored")
+        yield* store.append("vectors", "item", 60_000)
+        assert.deepStrictEqual(yield* store.readFrom("vectors", 3), { items: [], next: 3, reset: false })
+        assert.deepStrictEqual(redis.sent, ["GET"])
+        assert.strictEqual(warnings.length, 1)
         assert.strictEqual(yield* storeErrors, 5)
-      })
-    ).pipe(Effect.scoped))
-
-  it.effect("answers a miss when Redis has not answered within 150 ms, and counts Redis as down", () =>
-    observed((warnings) =>
-      Effect.gen(function*() {
-        const flaky = new FlakyRedis()
-        const store = yield* flakyStore(flaky)
-        flaky.mode = "silent"
-        const lookup = yield* Effect.forkChild(store.get("answer"))
-        yield* TestClock.adjust("149 millis")
-        assert.isUndefined(lookup.pollUnsafe())
-        yield* TestClock.adjust("1 millis")
-        assert.isUndefined(yield* Fiber.join(lookup))
-        assert.include(warnings[0], "cache store: Redis unreachable (no answer within 150ms)")
-        assert.isUndefined(yield* store.get("other"))
-        assert.deepStrictEqual(flaky.sent, ["GET"])
       })
     ).pipe(Effect.scoped))
 })

@@ -10,11 +10,11 @@
 import type { Dispatch, GatewayResponse, ProviderTarget, TargetMiddleware } from "@switchyard/core"
 import { GatewayError } from "@switchyard/core"
 import { CircuitBreakerConfig } from "@switchyard/protocol"
-import { Cause, Config, Duration, Effect, Exit, Layer, Option, Redacted, Schema, Scope } from "effect"
+import { RedisConnection } from "@switchyard/redis"
+import { Cause, Config, Duration, Effect, Exit, Layer, Option, type Redacted, Schema, Scope } from "effect"
 import { CircuitBreaker, type Redis } from "effect/persistence"
 import * as CircuitKey from "./CircuitKey.ts"
 import * as FailOpenCircuitStore from "./internal/FailOpenCircuitStore.ts"
-import * as StoreRedis from "./internal/StoreRedis.ts"
 
 /** A target's decoded `cb_config`. */
 export type Settings = CircuitBreakerConfig.CircuitBreakerConfig
@@ -62,7 +62,10 @@ export const make = (
   return (next) => (request) =>
     next(request).pipe(
       execute,
-      Effect.catchTag("CircuitBreakerError", (error) => Effect.fail(rejection(options.provider, error)))
+      Effect.catchIf(
+        (error) => error instanceof CircuitBreaker.CircuitBreakerError,
+        (error) => Effect.fail(rejection(options.provider, error))
+      )
     )
 }
 
@@ -156,11 +159,7 @@ export const layerStoreRedis = (
 export const layerRedis = (
   options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
 ): Layer.Layer<CircuitBreaker.CircuitBreakerStore, Redis.RedisError> =>
-  layerStoreRedis({ prefix: options.prefix }).pipe(
-    Layer.provide(
-      StoreRedis.layer({ url: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url })
-    )
-  )
+  layerStoreRedis({ prefix: options.prefix }).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))
 
 /** Redis when `REDIS_URL` is set (so replicas share circuits), otherwise {@link layerMemory}. */
 export const layerFromEnv: Layer.Layer<CircuitBreaker.CircuitBreakerStore, Redis.RedisError | Config.ConfigError> =

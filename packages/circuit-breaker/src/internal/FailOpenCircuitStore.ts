@@ -1,12 +1,11 @@
 /**
  * effect/persistence's Redis `CircuitBreakerStore`, made to never hold an attempt on Redis: while
- * Redis is down or slow (see `StoreOutage`), reading a circuit admits the attempt as if the
+ * Redis is down or slow (see `StoreOutage` of `@switchyard/redis`), reading a circuit admits the attempt as if the
  * circuit were closed, and its outcome is dropped rather than recorded.
  */
+import { RedisConnection, StoreOutage } from "@switchyard/redis"
 import { Effect, Layer } from "effect"
 import { CircuitBreaker, Redis } from "effect/persistence"
-import * as StoreOutage from "./StoreOutage.ts"
-import * as StoreRedis from "./StoreRedis.ts"
 
 /** Stamped on admissions made without Redis; no circuit holds it, so their outcomes are dropped. */
 const UNRECORDED = -1
@@ -20,7 +19,7 @@ const unrecorded: CircuitBreaker.Admission = {
 
 /** The cause of a store failure that did not reach Redis; `undefined` for every other error. */
 const unreachable = (error: CircuitBreaker.CircuitBreakerError): unknown =>
-  error.reason._tag === "CircuitBreakerStoreError" && !StoreRedis.isReply(error.reason.cause)
+  error.reason._tag === "CircuitBreakerStoreError" && !RedisConnection.isReply(error.reason.cause)
     ? error.reason.cause
     : undefined
 

@@ -1,6 +1,7 @@
 /**
- * A redis-server of the test's own, on a free port of 127.0.0.1, that the test can kill, pause and
- * start again on the same port. Never the machine's shared Redis on 6379.
+ * A redis-server of a test's own, on a free port of 127.0.0.1, that the test can kill, pause and
+ * start again on the same port, to play a Redis outage. Never the machine's shared Redis on 6379.
+ * It runs the `redis-server` found on PATH, without persistence.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { connect, createServer } from "node:net"
@@ -63,7 +64,17 @@ const exited = (child: ChildProcess): Promise<void> =>
     ? Promise.resolve()
     : new Promise((resolve) => child.once("exit", () => resolve()))
 
-/** Starts a redis-server on a free port (or on `port`). Call `kill` when done. */
+/**
+ * Starts a redis-server on a free port (or on `port`) and resolves once it accepts connections.
+ * Call `kill` when done; a server still running when the process exits is killed then.
+ *
+ * @example
+ * import { RedisServer } from "@switchyard/fake-providers"
+ *
+ * const redis = await RedisServer.start()
+ * await redis.kill() // commands to redis.url now fail: connection refused
+ * await redis.restart() // the same port again
+ */
 export const start = async (port?: number): Promise<RedisServer> => {
   const chosen = port ?? (await freePort())
   let child = await spawnServer(chosen)

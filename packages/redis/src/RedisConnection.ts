@@ -5,10 +5,8 @@
  * lives. Building it does not wait for Redis to come up, so a gateway starts during an outage.
  *
  * It only sends commands (and scripts): it neither subscribes nor reserves connections.
- *
- * (The same file lives in @switchyard/cache and @switchyard/circuit-breaker: keep them equal.)
  */
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import { Redis } from "effect/persistence"
 import { ClientClosedError, ClientOfflineError, createClient, ErrorReply } from "redis"
 
@@ -19,7 +17,17 @@ export const STARTUP_WAIT = Duration.seconds(1)
 const reconnectDelay = (retries: number): number =>
   Math.min(50 * 2 ** Math.min(retries, 5), 1_000) + Math.floor(Math.random() * 50)
 
-/** Whether a failure is an answer from Redis (a reply error), rather than Redis not being reached. */
+/**
+ * Whether a failure is an answer from Redis (a reply error such as `WRONGTYPE`), rather than
+ * Redis not being reached. A store passes the first on and treats the second as an outage.
+ *
+ * @example
+ * import { RedisConnection } from "@switchyard/redis"
+ * import type { Redis } from "effect/persistence"
+ *
+ * const unreachable = (error: Redis.RedisError): unknown =>
+ *   RedisConnection.isReply(error.cause) ? undefined : error.cause
+ */
 export const isReply = (cause: unknown): boolean => cause instanceof ErrorReply
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
@@ -27,16 +35,33 @@ const describe = (cause: unknown): string => cause instanceof Error ? cause.mess
 const unsupported = (what: string) =>
   Effect.fail(new Redis.RedisError({ cause: new Error(`a store connection does not ${what}`) }))
 
-/** `Redis` over a node-redis client at `url`; fails only when `url` is not a Redis URL. */
-export const layer = (options: { readonly url: string }): Layer.Layer<Redis.Redis, Redis.RedisError> =>
+/**
+ * effect/persistence's `Redis` over a node-redis client at `url`, with the offline queue disabled
+ * and background reconnect. Building waits at most {@link STARTUP_WAIT} for Redis and then goes on
+ * without it; it fails only when `url` is not a Redis URL. The client is destroyed with the scope.
+ *
+ * @example
+ * import { RedisConnection } from "@switchyard/redis"
+ * import { Effect } from "effect"
+ * import { Redis } from "effect/persistence"
+ *
+ * // "PONG"; while Redis is down, a RedisError at once rather than after a timeout
+ * const pong = Redis.Redis.use((redis) => redis.send<string>("PING")).pipe(
+ *   Effect.provide(RedisConnection.layer({ url: "redis://127.0.0.1:6379" }))
+ * )
+ */
+export const layer = (
+  options: { readonly url: string | Redacted.Redacted<string> }
+): Layer.Layer<Redis.Redis, Redis.RedisError> =>
   Layer.effect(
     Redis.Redis,
     Effect.gen(function*() {
+      const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
       const client = yield* Effect.acquireRelease(
         Effect.try({
           try: () =>
             createClient({
-              url: options.url,
+              url,
               disableOfflineQueue: true,
               socket: { reconnectStrategy: reconnectDelay }
             }),

@@ -1,0 +1,2 @@
+export * as RedisConnection from "./RedisConnection.ts"
+export * as StoreOutage from "./StoreOutage.ts"
