@@ -1,6 +1,7 @@
 /**
- * The gateway's errors: tagged values, each mapped to exactly one HTTP status and one JSON body
- * by {@link toHttp}. No other module decides a status code.
+ * The gateway's errors: tagged values, each of which answers exactly one HTTP status and one JSON
+ * body through its own {@link HttpAnswer} method, read by {@link toHttp} only. Feature packages
+ * add errors of their own the same way ({@link PackageError}).
  */
 import { Data } from "effect"
 
@@ -15,38 +16,135 @@ export interface ErrorBody {
   readonly [extra: string]: unknown
 }
 
+/** What an error answers over HTTP. */
+export interface HttpFailure {
+  readonly status: number
+  readonly body: ErrorBody
+  /** Headers the answer carries besides the gateway's own (a provider's rate-limit hints). */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/**
+ * The method by which an error says how it answers over HTTP. Every gateway error has one, so
+ * the mapping lives with each error and {@link toHttp} only asks it: a feature package adds its
+ * own error (a guardrail's 446, a usage limit's 412) without editing this module.
+ */
+export const HttpAnswer: unique symbol = Symbol.for("@switchyard/core/GatewayError/HttpAnswer")
+
+/**
+ * An error a feature package defines: tagged, with a message that says what happened, and its
+ * own HTTP answer.
+ *
+ * @example
+ * import { GatewayError } from "@switchyard/core"
+ * import { Data } from "effect"
+ * class LimitReached extends Data.TaggedError("LimitReached")<{ readonly message: string }> {
+ *   [GatewayError.HttpAnswer](): GatewayError.HttpFailure {
+ *     return { status: 412, body: GatewayError.envelope(this.message, "limit_error", null, "limit_reached"), headers: {} }
+ *   }
+ * }
+ */
+export interface PackageError {
+  readonly _tag: string
+  readonly message: string
+  readonly [HttpAnswer]: () => HttpFailure
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({})
+const RETRY_HEADERS = ["retry-after", "retry-after-ms", "x-ms-retry-after-ms"]
+
+/** The JSON error envelope, for errors that build their own answer. */
+export const envelope = (
+  message: string,
+  type: string,
+  param: string | null = null,
+  code: string | null = null
+): ErrorBody => ({
+  error: { message, type, param, code }
+})
+
+const answer = (status: number, body: ErrorBody, headers: Readonly<Record<string, string>> = NO_HEADERS) => ({
+  status,
+  body,
+  headers
+})
+
 /** 400: the caller's input broke a rule; `param` is the path of the offending field. */
 export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
   readonly message: string
   readonly param: string | null
-}> {}
+}> {
+  [HttpAnswer](): HttpFailure {
+    return answer(400, envelope(this.message, "invalid_request_error", this.param, "invalid_request"))
+  }
+}
 
 /** 401: no credentials, or credentials the gateway does not accept. */
-export class Unauthorized extends Data.TaggedError("Unauthorized")<{ readonly message: string }> {}
+export class Unauthorized extends Data.TaggedError("Unauthorized")<{ readonly message: string }> {
+  [HttpAnswer](): HttpFailure {
+    return answer(401, envelope(this.message, "authentication_error", null, "invalid_api_key"))
+  }
+}
 
 /** 403: a valid principal without the scope the route needs. */
-export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly message: string }> {}
+export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly message: string }> {
+  [HttpAnswer](): HttpFailure {
+    return answer(403, envelope(this.message, "permission_error", null, "insufficient_scope"))
+  }
+}
 
 /** 404: no such route, or no such object in the caller's workspace. */
-export class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
+export class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {
+  [HttpAnswer](): HttpFailure {
+    return answer(404, envelope(this.message, "not_found_error", null, "not_found"))
+  }
+}
 
 /** 409: the object conflicts with one that exists (a slug already taken). */
 export class Conflict
   extends Data.TaggedError("Conflict")<{ readonly message: string; readonly param: string | null }>
-{}
+{
+  [HttpAnswer](): HttpFailure {
+    return answer(409, envelope(this.message, "conflict_error", this.param, "conflict"))
+  }
+}
 
 /** 408: the upstream did not answer within the request timeout. */
 export class UpstreamTimeout extends Data.TaggedError("UpstreamTimeout")<{
   readonly provider: string
   readonly timeoutMs: number
   readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
-}> {}
+}> {
+  [HttpAnswer](): HttpFailure {
+    return answer(
+      408,
+      envelope(`${this.provider}: no answer within ${this.timeoutMs} ms`, "timeout_error", null, "request_timeout"),
+      this.gatewayHeaders
+    )
+  }
+}
 
 /** 408: the client was too slow sending its request (its body did not arrive in time). */
-export class ClientTimeout extends Data.TaggedError("ClientTimeout")<{ readonly message: string }> {}
+export class ClientTimeout extends Data.TaggedError("ClientTimeout")<{ readonly message: string }> {
+  [HttpAnswer](): HttpFailure {
+    return answer(408, envelope(this.message, "invalid_request_error", null, "request_timeout"))
+  }
+}
 
 /** 413: the request body is larger than the configured limit. */
-export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limitBytes: number }> {}
+export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limitBytes: number }> {
+  [HttpAnswer](): HttpFailure {
+    return answer(
+      413,
+      envelope(
+        `request body is larger than the limit of ${this.limitBytes} bytes`,
+        "invalid_request_error",
+        null,
+        "payload_too_large"
+      )
+    )
+  }
+}
 
 /**
  * The provider answered with a non-2xx status. Passed through with that status; `body` is the
@@ -58,36 +156,52 @@ export class UpstreamStatus extends Data.TaggedError("UpstreamStatus")<{
   readonly body: unknown
   readonly headers: Readonly<Record<string, string>>
   readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
-}> {}
+}> {
+  [HttpAnswer](): HttpFailure {
+    return answer(this.status, upstreamBody(this), { ...retryHeaders(this.headers), ...this.gatewayHeaders })
+  }
+}
 
 /** 502: the provider could not be reached, or its answer could not be read. */
 export class UpstreamUnreachable extends Data.TaggedError("UpstreamUnreachable")<{
   readonly provider: string
   readonly message: string
   readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
-}> {}
+}> {
+  [HttpAnswer](): HttpFailure {
+    return answer(
+      502,
+      envelope(`${this.provider}: ${this.message}`, "upstream_error", null, "bad_gateway"),
+      this.gatewayHeaders
+    )
+  }
+}
 
 /** 503: every target that could answer has its circuit open. */
 export class TargetsUnavailable extends Data.TaggedError("TargetsUnavailable")<{
   readonly message: string
   readonly gatewayHeaders?: Readonly<Record<string, string>> | undefined
-}> {}
-
-/**
- * 446: a hook or guardrail with `deny` failed. `before`: the provider was never called; `after`:
- * the answer was replaced. `hookResults` is answered beside the error, never the denied content.
- */
-export class HookDenied extends Data.TaggedError("HookDenied")<{
-  readonly stage: "before" | "after"
-  readonly hookResults: unknown
-}> {}
+}> {
+  [HttpAnswer](): HttpFailure {
+    return answer(503, envelope(this.message, "upstream_error", null, "targets_unavailable"), this.gatewayHeaders)
+  }
+}
 
 /** 503: the gateway itself cannot serve this now (it is shutting down, a required store is down). */
-export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly message: string }> {}
+export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly message: string }> {
+  [HttpAnswer](): HttpFailure {
+    return answer(503, envelope(this.message, "server_error", null, "unavailable"))
+  }
+}
 
 /** 500: a fault of the gateway itself. The message is logged, never shown in detail. */
-export class InternalError extends Data.TaggedError("InternalError")<{ readonly message: string }> {}
+export class InternalError extends Data.TaggedError("InternalError")<{ readonly message: string }> {
+  [HttpAnswer](): HttpFailure {
+    return answer(500, envelope("internal error", "server_error", null, "internal_error"))
+  }
+}
 
+/** Every error a Dispatch may fail with: core's own, and any a feature package adds. */
 export type GatewayError =
   | InvalidRequest
   | Unauthorized
@@ -100,20 +214,9 @@ export type GatewayError =
   | UpstreamStatus
   | UpstreamUnreachable
   | TargetsUnavailable
-  | HookDenied
   | Unavailable
   | InternalError
-
-/** What an error answers over HTTP. */
-export interface HttpFailure {
-  readonly status: number
-  readonly body: ErrorBody
-  /** Headers the answer carries besides the gateway's own (a provider's rate-limit hints). */
-  readonly headers: Readonly<Record<string, string>>
-}
-
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({})
-const RETRY_HEADERS = ["retry-after", "retry-after-ms", "x-ms-retry-after-ms"]
+  | PackageError
 
 /** A provider's rate-limit hints reach the client, so it can back off as the provider asked. */
 const retryHeaders = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
@@ -125,131 +228,32 @@ const retryHeaders = (headers: Readonly<Record<string, string>>): Readonly<Recor
   return kept ?? NO_HEADERS
 }
 
-const envelope = (
-  message: string,
-  type: string,
-  param: string | null = null,
-  code: string | null = null
-): ErrorBody => ({
-  error: { message, type, param, code }
-})
-
 /** Errors of calls to providers: routing, retry and the breaker decide on them. */
 export type UpstreamFailure = UpstreamStatus | UpstreamUnreachable | UpstreamTimeout | TargetsUnavailable
 
 export const isUpstreamFailure = (error: GatewayError): error is UpstreamFailure =>
-  error._tag === "UpstreamStatus" || error._tag === "UpstreamUnreachable" || error._tag === "UpstreamTimeout" ||
-  error._tag === "TargetsUnavailable"
+  error instanceof UpstreamStatus || error instanceof UpstreamUnreachable || error instanceof UpstreamTimeout ||
+  error instanceof TargetsUnavailable
 
 /** The status an upstream failure answers with; undefined for the gateway's own errors (bad input…). */
-export const upstreamStatusOf = (error: GatewayError): number | undefined => {
-  switch (error._tag) {
-    case "UpstreamStatus":
-      return error.status
-    case "UpstreamUnreachable":
-      return 502
-    case "UpstreamTimeout":
-      return 408
-    case "TargetsUnavailable":
-      return 503
-    default:
-      return undefined
-  }
-}
+export const upstreamStatusOf = (error: GatewayError): number | undefined =>
+  isUpstreamFailure(error) ? error[HttpAnswer]().status : undefined
 
 /** The same upstream failure, carrying more of the gateway's own response headers (later ones win). */
 export const withGatewayHeaders = (error: GatewayError, headers: Readonly<Record<string, string>>): GatewayError => {
-  switch (error._tag) {
-    case "UpstreamStatus":
-      return new UpstreamStatus({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
-    // an Error's message is not an own enumerable member: spreading the error would drop it
-    case "UpstreamUnreachable":
-      return new UpstreamUnreachable({
-        provider: error.provider,
-        message: error.message,
-        gatewayHeaders: { ...error.gatewayHeaders, ...headers }
-      })
-    case "UpstreamTimeout":
-      return new UpstreamTimeout({ ...error, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
-    case "TargetsUnavailable":
-      return new TargetsUnavailable({ message: error.message, gatewayHeaders: { ...error.gatewayHeaders, ...headers } })
-    default:
-      return error
+  if (!isUpstreamFailure(error)) return error
+  const gatewayHeaders = { ...error.gatewayHeaders, ...headers }
+  // an Error's message is not an own enumerable member: spreading the error would drop it
+  if (error instanceof UpstreamStatus) return new UpstreamStatus({ ...error, gatewayHeaders })
+  if (error instanceof UpstreamUnreachable) {
+    return new UpstreamUnreachable({ provider: error.provider, message: error.message, gatewayHeaders })
   }
+  if (error instanceof UpstreamTimeout) return new UpstreamTimeout({ ...error, gatewayHeaders })
+  return new TargetsUnavailable({ message: error.message, gatewayHeaders })
 }
 
-/** The one mapping from a gateway error to an HTTP status, body and headers. */
-export const toHttp = (error: GatewayError): HttpFailure => {
-  const gatewayHeaders = isUpstreamFailure(error) ? error.gatewayHeaders ?? NO_HEADERS : NO_HEADERS
-  return error._tag === "UpstreamStatus"
-    ? {
-      status: error.status,
-      body: upstreamBody(error),
-      headers: { ...retryHeaders(error.headers), ...gatewayHeaders }
-    }
-    : { ...statusAndBody(error), headers: gatewayHeaders }
-}
-
-const statusAndBody = (error: Exclude<GatewayError, UpstreamStatus>): Omit<HttpFailure, "headers"> => {
-  switch (error._tag) {
-    case "InvalidRequest":
-      return { status: 400, body: envelope(error.message, "invalid_request_error", error.param, "invalid_request") }
-    case "Unauthorized":
-      return { status: 401, body: envelope(error.message, "authentication_error", null, "invalid_api_key") }
-    case "Forbidden":
-      return { status: 403, body: envelope(error.message, "permission_error", null, "insufficient_scope") }
-    case "NotFound":
-      return { status: 404, body: envelope(error.message, "not_found_error", null, "not_found") }
-    case "Conflict":
-      return { status: 409, body: envelope(error.message, "conflict_error", error.param, "conflict") }
-    case "UpstreamTimeout":
-      return {
-        status: 408,
-        body: envelope(
-          `${error.provider}: no answer within ${error.timeoutMs} ms`,
-          "timeout_error",
-          null,
-          "request_timeout"
-        )
-      }
-    case "ClientTimeout":
-      return { status: 408, body: envelope(error.message, "invalid_request_error", null, "request_timeout") }
-    case "PayloadTooLarge":
-      return {
-        status: 413,
-        body: envelope(
-          `request body is larger than the limit of ${error.limitBytes} bytes`,
-          "invalid_request_error",
-          null,
-          "payload_too_large"
-        )
-      }
-    case "UpstreamUnreachable":
-      return {
-        status: 502,
-        body: envelope(`${error.provider}: ${error.message}`, "upstream_error", null, "bad_gateway")
-      }
-    case "TargetsUnavailable":
-      return { status: 503, body: envelope(error.message, "upstream_error", null, "targets_unavailable") }
-    case "HookDenied":
-      return {
-        status: 446,
-        body: {
-          ...envelope(
-            "The guardrail checks defined in the config failed. You can find more information in the `hook_results` object.",
-            "hooks_failed",
-            null,
-            "hook_denied"
-          ),
-          hook_results: error.hookResults
-        }
-      }
-    case "Unavailable":
-      return { status: 503, body: envelope(error.message, "server_error", null, "unavailable") }
-    case "InternalError":
-      return { status: 500, body: envelope("internal error", "server_error", null, "internal_error") }
-  }
-}
+/** The one way from a gateway error to an HTTP status, body and headers: the error's own answer. */
+export const toHttp = (error: GatewayError): HttpFailure => error[HttpAnswer]()
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { GatewayError } from "@switchyard/core"
+import { Data } from "effect"
 
 const upstream = (status: number, body: unknown) =>
   GatewayError.toHttp(new GatewayError.UpstreamStatus({ provider: "openai", status, body, headers: {} }))
@@ -228,5 +229,49 @@ describe("GatewayError upstream failures", () => {
       param: null,
       code: "unavailable"
     })
+  })
+
+  it("answers a package's own error as the error itself says, without core knowing it", () => {
+    class LimitReached extends Data.TaggedError("LimitReached")<{ readonly message: string }> {
+      [GatewayError.HttpAnswer](): GatewayError.HttpFailure {
+        return {
+          status: 412,
+          body: GatewayError.envelope(this.message, "limit_error", null, "limit_reached"),
+          headers: { "x-limit": "1" }
+        }
+      }
+    }
+    const error: GatewayError.GatewayError = new LimitReached({ message: "policy p-1: budget spent" })
+    assert.deepStrictEqual(GatewayError.toHttp(error), {
+      status: 412,
+      body: { error: { message: "policy p-1: budget spent", type: "limit_error", param: null, code: "limit_reached" } },
+      headers: { "x-limit": "1" }
+    })
+    assert.isFalse(GatewayError.isUpstreamFailure(error))
+    assert.isUndefined(GatewayError.upstreamStatusOf(error))
+  })
+
+  it("never answers an empty message, whatever the error", () => {
+    const errors: ReadonlyArray<GatewayError.GatewayError> = [
+      new GatewayError.InvalidRequest({ message: "model: is required", param: "model" }),
+      new GatewayError.Unauthorized({ message: "no key" }),
+      new GatewayError.Forbidden({ message: "lacks completions" }),
+      new GatewayError.NotFound({ message: "no config pc-1" }),
+      new GatewayError.Conflict({ message: "slug taken", param: "slug" }),
+      new GatewayError.UpstreamTimeout({ provider: "openai", timeoutMs: 5 }),
+      new GatewayError.ClientTimeout({ message: "body: did not arrive within 60 s" }),
+      new GatewayError.PayloadTooLarge({ limitBytes: 10 }),
+      new GatewayError.UpstreamStatus({ provider: "openai", status: 500, body: "", headers: {} }),
+      new GatewayError.UpstreamUnreachable({ provider: "openai", message: "connect ECONNREFUSED 127.0.0.1:9" }),
+      new GatewayError.TargetsUnavailable({ message: "every target's circuit is open" }),
+      new GatewayError.Unavailable({ message: "shutting down" }),
+      new GatewayError.InternalError({ message: "disk full" })
+    ]
+    for (const error of errors) {
+      const message = GatewayError.toHttp(GatewayError.withGatewayHeaders(error, { "x-gateway-provider": "p" })).body
+        .error.message
+      assert.isAbove(message.length, 0, error._tag)
+      assert.notMatch(message, /: $/, error._tag)
+    }
   })
 })

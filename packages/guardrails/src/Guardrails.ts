@@ -50,7 +50,7 @@ export interface Options {
   readonly resolve?: Resolver | undefined
 }
 
-/** A Dispatch that may also fail with {@link HookDenied} (until core's union holds it). */
+/** A Dispatch that may also fail with {@link HookDenied}. */
 export type GuardedDispatch = (
   request: GatewayRequest.GatewayRequest
 ) => Effect.Effect<GatewayResponse.GatewayResponse, GatewayError.GatewayError | HookDenied>
@@ -182,7 +182,7 @@ export const registryOf = (extra: ReadonlyArray<Check.Check> = []): Registry =>
 /**
  * The per-target factory for core's `TargetMiddleware`: put it first (outermost), so input
  * checks run once per target and output checks see the final answer (cached ones too). A denial
- * is core's `HookDenied` (446 on the wire).
+ * is {@link HookDenied} (446 on the wire).
  *
  * @example
  * import { TargetMiddleware } from "@switchyard/core"

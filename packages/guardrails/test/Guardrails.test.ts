@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Dispatch, GatewayError, type GatewayResponse, type ProviderTarget } from "@switchyard/core"
-import { Check, Feedback, Guardrails, type HookResults } from "@switchyard/guardrails"
+import { Check, Feedback, Guardrails, HookDenied, type HookResults } from "@switchyard/guardrails"
 import { Effect, Fiber, Option, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { chat, fakeProvider } from "./support/Fake.ts"
@@ -45,7 +45,8 @@ describe("input guardrails and before hooks", () => {
       const error = yield* Effect.flip(dispatch(chat("this is forbidden")))
       assert.strictEqual(received.length, 0)
       assert.strictEqual(error._tag, "HookDenied")
-      if (error._tag !== "HookDenied") return
+      if (!(error instanceof HookDenied.HookDenied)) return
+      assert.strictEqual(error.message, "the input checks with deny failed")
       const http = GatewayError.toHttp(error)
       assert.strictEqual(http.status, 446)
       assert.deepStrictEqual(Object.keys(http.body), ["error", "hook_results"])
@@ -160,7 +161,7 @@ describe("output guardrails and after hooks", () => {
       const { dispatch, received } = yield* guard(denyLeak, "the leaked secret")
       const error = yield* Effect.flip(dispatch(chat("hi")))
       assert.strictEqual(received.length, 1)
-      if (error._tag !== "HookDenied") return assert.fail(error._tag)
+      if (!(error instanceof HookDenied.HookDenied)) return assert.fail(error._tag)
       const text = JSON.stringify(GatewayError.toHttp(error).body)
       assert.notInclude(text, "leaked secret")
       assert.strictEqual(error.stage, "after")

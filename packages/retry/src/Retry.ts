@@ -42,17 +42,10 @@ export const defaultBackoff: Backoff = { base: Duration.millis(100), max: Durati
 /** Whether an attempt's failure is worth another try, for the given retried statuses. */
 export const isRetryable = (statusCodes: ReadonlyArray<number>) => {
   const retried = new Set(statusCodes)
-  return (error: GatewayError.GatewayError): boolean => {
-    switch (error._tag) {
-      case "UpstreamStatus":
-        return retried.has(error.status)
-      case "UpstreamUnreachable":
-      case "UpstreamTimeout":
-        return true
-      default:
-        return false
-    }
-  }
+  return (error: GatewayError.GatewayError): boolean =>
+    error instanceof GatewayError.UpstreamStatus
+      ? retried.has(error.status)
+      : error instanceof GatewayError.UpstreamUnreachable || error instanceof GatewayError.UpstreamTimeout
 }
 
 /**
@@ -82,7 +75,7 @@ export const schedule = (
         Random.nextBetween(0, Duration.toMillis(Duration.min(duration, max))),
         (millis) => Duration.millis(Math.floor(millis))
       )
-      if (!honoursHeaders || input._tag !== "UpstreamStatus") return jittered
+      if (!honoursHeaders || !(input instanceof GatewayError.UpstreamStatus)) return jittered
       return Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const requested = requestedWait(input.headers, now)
         return requested === undefined

@@ -64,7 +64,7 @@ export const fallback: Strategy.StrategyCompiler = (strategy, targets, path) => 
     if (dispatch === undefined) return Effect.die(new Error(`${path}: fallback ran past its last target`))
     const isLast = index + 1 === dispatches.length
     return Effect.catch(dispatch(request), (error) => {
-      if (error._tag === "TargetsUnavailable") {
+      if (error instanceof GatewayError.TargetsUnavailable) {
         // an open circuit is no answer: skip it, and keep the last real failure to return
         return isLast ? Effect.fail(lastFailure ?? allOpen(path, error)) : attempt(request, index + 1, lastFailure)
       }

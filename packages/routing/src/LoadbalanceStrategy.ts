@@ -65,11 +65,15 @@ const draw = (
     const index = indexAt(candidates, random * total)
     const chosen = candidates[index]
     if (chosen === undefined) return Effect.die(new Error(`${path}: loadbalance drew no target`))
-    return Effect.catchTag(chosen.dispatch(request), "TargetsUnavailable", (open) => {
-      // the drawn target's circuit is open: draw again among the others, as if it were absent
-      const rest = candidates.filter((_, i) => i !== index)
-      return rest.length === 0 ? Effect.fail(allOpen(path, open)) : draw(request, rest, total - chosen.weight, path)
-    })
+    return Effect.catchIf(
+      chosen.dispatch(request),
+      (error) => error instanceof GatewayError.TargetsUnavailable,
+      (open) => {
+        // the drawn target's circuit is open: draw again among the others, as if it were absent
+        const rest = candidates.filter((_, i) => i !== index)
+        return rest.length === 0 ? Effect.fail(allOpen(path, open)) : draw(request, rest, total - chosen.weight, path)
+      }
+    )
   })
 
 /** The candidate whose share of `[0, total)` holds `point`. */

@@ -18,7 +18,7 @@ export const fromGatewayError = (
       ...headers,
       [TRACE_HEADER]: RequestContext.traceIdOf(requestHeaders),
       // a client too slow to send its body loses the connection
-      ...(error._tag === "ClientTimeout" ? { connection: "close" } : {})
+      ...(error instanceof GatewayError.ClientTimeout ? { connection: "close" } : {})
     }
   })
 }

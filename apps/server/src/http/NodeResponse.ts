@@ -27,7 +27,7 @@ export const writeError = (response: ServerResponse, error: GatewayError.Gateway
   const { body, headers, status } = GatewayError.toHttp(error)
   const answer: Record<string, string | number> = { ...headers, [TRACE_HEADER]: traceId }
   // a client too slow to send its body loses the connection, which it would otherwise keep
-  if (error._tag === "ClientTimeout") answer.connection = "close"
+  if (error instanceof GatewayError.ClientTimeout) answer.connection = "close"
   writeJson(response, status, answer, JSON.stringify(body))
 }
 

@@ -97,7 +97,7 @@ const dispatch = (
     })
     const response = yield* client.post({ provider: PROVIDER, url: url.href, headers, body }).pipe(
       Effect.flatMap(ensureOk(PROVIDER)),
-      Effect.mapError((error) => error._tag === "UpstreamStatus" ? fromHttpError(error) : error)
+      Effect.mapError((error) => error instanceof GatewayError.UpstreamStatus ? fromHttpError(error) : error)
     )
     const requestId = response.headers["x-amzn-requestid"] ?? String(yield* Random.nextInt)
     const identity = {

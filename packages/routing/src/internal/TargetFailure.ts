@@ -11,9 +11,10 @@ const labelled = (path: string) => (error: GatewayError.GatewayError): GatewayEr
   const headers = error.gatewayHeaders
   // a nested strategy's failure already names the deepest target that failed: keep it
   if (headers?.[ConfigCompiler.OPTION_INDEX_HEADER] !== undefined) return error
-  const provider = error._tag === "TargetsUnavailable" || headers?.[ConfigCompiler.PROVIDER_HEADER] !== undefined
-    ? {}
-    : { [ConfigCompiler.PROVIDER_HEADER]: error.provider }
+  const provider =
+    error instanceof GatewayError.TargetsUnavailable || headers?.[ConfigCompiler.PROVIDER_HEADER] !== undefined
+      ? {}
+      : { [ConfigCompiler.PROVIDER_HEADER]: error.provider }
   return GatewayError.withGatewayHeaders(error, { ...provider, [ConfigCompiler.OPTION_INDEX_HEADER]: path })
 }
 

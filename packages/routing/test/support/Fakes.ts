@@ -108,9 +108,9 @@ export const answeredBy = (response: GatewayResponse.GatewayResponse): unknown =
 export const optionIndexOf = (
   outcome: GatewayResponse.GatewayResponse | GatewayError.GatewayError
 ): string | undefined =>
-  outcome._tag === "Json" || outcome._tag === "Stream"
-    ? outcome.headers[ConfigCompiler.OPTION_INDEX_HEADER]
-    : GatewayError.toHttp(outcome).headers[ConfigCompiler.OPTION_INDEX_HEADER]
+  GatewayError.HttpAnswer in outcome
+    ? GatewayError.toHttp(outcome).headers[ConfigCompiler.OPTION_INDEX_HEADER]
+    : outcome.headers[ConfigCompiler.OPTION_INDEX_HEADER]
 
 export const upstreamStatus = (status: number, provider = "fake") =>
   new GatewayError.UpstreamStatus({ provider, status, body: { error: { message: `said ${status}` } }, headers: {} })
