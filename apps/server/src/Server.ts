@@ -5,7 +5,7 @@
 import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
 import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
 import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
-import { ConfigCompiler, Gateway, ProviderSelection, TargetMiddleware, TrustedHosts } from "@switchyard/core"
+import { ConfigCompiler, Gateway, Stage, TrustedHosts } from "@switchyard/core"
 import { FeedbackSql, Guardrails, StoredGuardrails } from "@switchyard/guardrails"
 import { ProviderAccess } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
@@ -31,29 +31,27 @@ const providerAccess = Layer.unwrap(
 ).pipe(Layer.provide(UpstreamClient.UpstreamClient.layer()))
 
 /**
- * Around each leaf's own upstream attempts, outermost first: hooks and guardrails (input checks
- * before anything else, output checks on every answer, cached ones too), the cache (a hit never
- * calls upstream), retry, the circuit breaker, the request timeout. Cache entries and circuits
- * live in Redis when `REDIS_URL` is set, so replicas share them.
+ * Every stage around a leaf's upstream call; core orders them by phase (`Stage.phases`). Cache
+ * entries and circuits live in Redis when `REDIS_URL` is set, so replicas share them.
  */
-const targetMiddleware = (embedder: Layer.Layer<Embedder.Embedder>) =>
-  Layer.effect(
-    TargetMiddleware.TargetMiddleware,
-    Effect.gen(function*() {
-      const stored = yield* StoredGuardrails.StoredGuardrails
-      const guardrails = yield* Guardrails.make({ resolve: stored.resolve })
-      const cache = yield* CacheMiddleware.factory
-      const breaker = yield* CircuitBreakerMiddleware.factory
-      return [guardrails, cache, ...Resilience.targetMiddlewareWith([breaker])]
-    })
+const stages = (embedder: Layer.Layer<Embedder.Embedder>) =>
+  Layer.mergeAll(
+    Guardrails.stage(StoredGuardrails.StoredGuardrails.useSync((stored) => ({ resolve: stored.resolve }))),
+    CacheMiddleware.stage(),
+    Resilience.layer,
+    CircuitBreakerMiddleware.stage
   ).pipe(Layer.provide([CacheStore.layerFromEnv, embedder, CircuitBreakerMiddleware.layerFromEnv]))
 
 /** The pipeline every inference route runs, with the selectors of extensions.md in order. */
 const pipeline = (embedder: Layer.Layer<Embedder.Embedder>) =>
   Gateway.Gateway.layer.pipe(
-    Layer.provide(Layer.effect(ProviderSelection.Selectors, ProviderAccess.selectors)),
+    Layer.provide(ProviderAccess.layerSelectors),
     Layer.provide(
-      ConfigCompiler.ConfigCompiler.layer().pipe(Layer.provide([Routing.layer, targetMiddleware(embedder)]))
+      ConfigCompiler.ConfigCompiler.layer().pipe(
+        Layer.provide([Routing.layer, stages(embedder)]),
+        // one set of stages, shared by the stage layers and the compiler
+        Layer.provide(Stage.Stages.layer)
+      )
     )
   )
 

@@ -6,14 +6,7 @@
  * pipeline; only the plug-in points (selector, middleware, adapters) are defective ones.
  */
 import { Authenticator } from "@switchyard/auth"
-import {
-  ConfigCompiler,
-  Gateway,
-  GatewayResponse,
-  ProviderRegistry,
-  ProviderSelection,
-  TargetMiddleware
-} from "@switchyard/core"
+import { ConfigCompiler, Gateway, GatewayResponse, ProviderRegistry, ProviderSelection, Stage } from "@switchyard/core"
 import { Routing } from "@switchyard/routing"
 import { ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
 import { Cause, Effect, Fiber, Layer, Logger, Option, Redacted, Stream } from "effect"
@@ -57,7 +50,7 @@ const adapters: ReadonlyArray<ProviderRegistry.ProviderAdapter> = [
   }
 ]
 
-const dyingMiddleware: TargetMiddleware.TargetMiddlewareFactory = (target) =>
+const dyingMiddleware: Stage.StageFactory = (target) =>
   Effect.succeed((next) =>
     target.provider === "middleware-dies" ? () => Effect.die(new Error("middleware defect")) : next
   )
@@ -80,8 +73,8 @@ const pipeline = Gateway.Gateway.layer.pipe(
   Layer.provide([
     ProviderRegistry.ProviderRegistry.layer(adapters),
     Routing.layer,
-    Layer.succeed(TargetMiddleware.TargetMiddleware, [dyingMiddleware]),
-    Layer.succeed(ProviderSelection.Selectors, [dyingSelector, ProviderSelection.providerHeader])
+    Stage.Stages.layerOf([Stage.make("cache", "dying", dyingMiddleware)]).pipe(Layer.orDie),
+    ProviderSelection.Selectors.layer([dyingSelector, ProviderSelection.providerHeader])
   ])
 )
 

@@ -10,10 +10,10 @@ import {
   type GatewayRequest,
   GatewayResponse,
   type ProviderTarget,
-  type TargetMiddleware
+  Stage
 } from "@switchyard/core"
 import { CacheConfig } from "@switchyard/protocol"
-import { Clock, Deferred, Effect, Exit, Option, Schema, Stream } from "effect"
+import { Clock, Deferred, Effect, Exit, type Layer, Option, Schema, Stream } from "effect"
 import * as CacheKey from "./CacheKey.ts"
 import { CacheStore } from "./CacheStore.ts"
 import { Accumulator, toChunks } from "./ChatCompletionStream.ts"
@@ -314,8 +314,8 @@ export const settingsOf = (
 const identity: Dispatch.Middleware = (next) => next
 
 /**
- * The factory for core's `TargetMiddleware`, with options: a leaf without `cache` gets no
- * middleware (and no status header); one with it gets {@link make} over the shared runtime.
+ * The per-target factory, with options: a leaf without `cache` gets no middleware (and no status
+ * header); one with it gets {@link make} over the shared runtime.
  *
  * @example
  * import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
@@ -324,7 +324,7 @@ const identity: Dispatch.Middleware = (next) => next
  */
 export const factoryWith = (
   options?: Options
-): Effect.Effect<TargetMiddleware.TargetMiddlewareFactory, never, CacheStore | Embedder> =>
+): Effect.Effect<Stage.StageFactory, never, CacheStore | Embedder> =>
   Effect.map(
     runtime(options),
     (shared) => (target, path) =>
@@ -333,3 +333,21 @@ export const factoryWith = (
 
 /** {@link factoryWith} with the defaults (threshold 0.95). */
 export const factory = factoryWith()
+
+/**
+ * Adds the cache to the pipeline (phase `cache`, outside retry: a hit never calls upstream). Its
+ * store and embedder stay in the layer's type.
+ *
+ * @example
+ * import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
+ * import { ConfigCompiler, Stage } from "@switchyard/core"
+ * import { Layer } from "effect"
+ * const compiler = ConfigCompiler.ConfigCompiler.layer().pipe(
+ *   Layer.provide(CacheMiddleware.stage()),
+ *   Layer.provide([Stage.Stages.layer, CacheStore.layerMemory(), Embedder.layerLocal])
+ * )
+ */
+export const stage = (
+  options?: Options
+): Layer.Layer<never, Stage.StageConflict, CacheStore | Embedder | Stage.Stages> =>
+  Stage.layer(Effect.map(factoryWith(options), (cache) => Stage.make("cache", "cache", cache)))

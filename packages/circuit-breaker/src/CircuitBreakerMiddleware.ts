@@ -7,7 +7,7 @@
  * It belongs between retry (outside, so every attempt counts) and the request timeout (inside,
  * so a timed-out attempt counts as a failure).
  */
-import type { Dispatch, GatewayResponse, ProviderTarget, TargetMiddleware } from "@switchyard/core"
+import { type Dispatch, type GatewayResponse, type ProviderTarget, Stage } from "@switchyard/core"
 import { GatewayError } from "@switchyard/core"
 import { CircuitBreakerConfig } from "@switchyard/protocol"
 import { RedisConnection } from "@switchyard/redis"
@@ -75,42 +75,30 @@ const rejection = (provider: string, error: CircuitBreaker.CircuitBreakerError):
     : new GatewayError.TargetsUnavailable({ message: `${provider}: circuit open` })
 
 /**
- * The factory for core's `TargetMiddleware`: a target without `cb_config` gets no middleware;
- * one with it gets {@link make} over a breaker with its policy, keyed by {@link CircuitKey.of}.
- *
- * @example
- * import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
- * import { TargetMiddleware } from "@switchyard/core"
- * import { Effect, Layer } from "effect"
- *
- * const Middleware = Layer.effect(
- *   TargetMiddleware.TargetMiddleware,
- *   Effect.map(CircuitBreakerMiddleware.factory, (circuit) => [circuit])
- * ).pipe(Layer.provide(CircuitBreakerMiddleware.layerFromEnv))
+ * The per-target factory: a target without `cb_config` gets no middleware; one with it gets
+ * {@link make} over a breaker with its policy, keyed by {@link CircuitKey.of}.
  */
-export const factory: Effect.Effect<
-  TargetMiddleware.TargetMiddlewareFactory,
-  never,
-  CircuitBreaker.CircuitBreakerStore
-> = Effect.gen(function*() {
-  const store = yield* CircuitBreaker.CircuitBreakerStore
-  return (target, path) =>
-    Effect.flatMap(settingsOf(target, path), (settings) => {
-      if (settings === undefined) return Effect.succeed(identity)
-      return Effect.map(
-        CircuitBreaker.make({
-          tripPolicy: CircuitBreaker.consecutive(settings.failure_threshold),
-          openDuration: Duration.millis(settings.cooldown_interval)
-        }).pipe(
-          Effect.provideService(CircuitBreaker.CircuitBreakerStore, store),
-          // the breaker's scope only ends its `transitions` stream: it lives as long as the
-          // compiled target holding it, and is collected with it
-          Effect.provideService(Scope.Scope, Scope.makeUnsafe())
-        ),
-        (breaker) => make(breaker, { key: CircuitKey.of(target), provider: target.provider, settings })
-      )
-    })
-})
+export const factory: Effect.Effect<Stage.StageFactory, never, CircuitBreaker.CircuitBreakerStore> = Effect.gen(
+  function*() {
+    const store = yield* CircuitBreaker.CircuitBreakerStore
+    return (target, path) =>
+      Effect.flatMap(settingsOf(target, path), (settings) => {
+        if (settings === undefined) return Effect.succeed(identity)
+        return Effect.map(
+          CircuitBreaker.make({
+            tripPolicy: CircuitBreaker.consecutive(settings.failure_threshold),
+            openDuration: Duration.millis(settings.cooldown_interval)
+          }).pipe(
+            Effect.provideService(CircuitBreaker.CircuitBreakerStore, store),
+            // the breaker's scope only ends its `transitions` stream: it lives as long as the
+            // compiled target holding it, and is collected with it
+            Effect.provideService(Scope.Scope, Scope.makeUnsafe())
+          ),
+          (breaker) => make(breaker, { key: CircuitKey.of(target), provider: target.provider, settings })
+        )
+      })
+  }
+)
 
 const identity: Dispatch.Middleware = (next) => next
 
@@ -136,6 +124,22 @@ const settingsOf = (
     )
   )
 }
+
+/**
+ * Adds the circuit breaker to the pipeline (phase `circuit-breaker`, inside retry: every attempt
+ * counts). Its store (memory or Redis) stays in the layer's type.
+ *
+ * @example
+ * import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
+ * import { ConfigCompiler, Stage } from "@switchyard/core"
+ * import { Layer } from "effect"
+ * const compiler = ConfigCompiler.ConfigCompiler.layer().pipe(
+ *   Layer.provide(CircuitBreakerMiddleware.stage),
+ *   Layer.provide([Stage.Stages.layer, CircuitBreakerMiddleware.layerMemory])
+ * )
+ */
+export const stage: Layer.Layer<never, Stage.StageConflict, CircuitBreaker.CircuitBreakerStore | Stage.Stages> = Stage
+  .layer(Effect.map(factory, (circuit) => Stage.make("circuit-breaker", "circuit-breaker", circuit)))
 
 /** Circuits in this process only: each replica has its own. */
 export const layerMemory: Layer.Layer<CircuitBreaker.CircuitBreakerStore> = CircuitBreaker.layerStoreMemory()

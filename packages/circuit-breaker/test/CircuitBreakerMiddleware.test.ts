@@ -8,7 +8,8 @@ import {
   GatewayResponse,
   ProviderRegistry,
   type ProviderTarget,
-  TargetMiddleware
+  Stage,
+  Strategy
 } from "@switchyard/core"
 import { ConfigProvider, Effect, Exit, Fiber, Layer } from "effect"
 import { CircuitBreaker, Redis } from "effect/persistence"
@@ -320,8 +321,11 @@ describe("CircuitBreakerMiddleware", () => {
         }
         const circuit = yield* CircuitBreakerMiddleware.factory
         const dispatch = yield* ConfigCompiler.compile(node).pipe(
-          Effect.provideService(TargetMiddleware.TargetMiddleware, [circuit]),
-          Effect.provide(ProviderRegistry.ProviderRegistry.layer([adapter]))
+          Effect.provide([
+            ProviderRegistry.ProviderRegistry.layer([adapter]),
+            Strategy.Strategies.layerSingle,
+            Stage.Stages.layerOf([Stage.make("circuit-breaker", "circuit-breaker", circuit)]).pipe(Layer.orDie)
+          ])
         )
         yield* Effect.exit(dispatch(Upstream.request))
         const exit = yield* Effect.exit(dispatch(Upstream.request))

@@ -11,8 +11,11 @@ import { withHeaders } from "./GatewayResponse.ts"
 import { LeastRecentlyUsed } from "./LeastRecentlyUsed.ts"
 import { dispatchFor, type ProviderRegistry } from "./ProviderRegistry.ts"
 import type { ProviderTarget } from "./ProviderTarget.ts"
+import { Stages } from "./Stage.ts"
 import { type CompiledTarget, Strategies } from "./Strategy.ts"
-import { TargetMiddleware } from "./TargetMiddleware.ts"
+
+/** What compiling needs: the provider adapters, the strategy table and the per-target stages. */
+export type CompileServices = ProviderRegistry | Strategies | Stages
 
 /** Response header naming the provider that answered. */
 export const PROVIDER_HEADER = "x-gateway-provider"
@@ -26,13 +29,13 @@ export const STORED_PROVIDER = "@"
 export const compile = (
   root: ConfigNode,
   path = "config"
-): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> => compileNode(undefined, root, path)
+): Effect.Effect<Dispatch, InvalidRequest, CompileServices> => compileNode(undefined, root, path)
 
 const compileNode = (
   parent: ConfigNode | undefined,
   own: ConfigNode,
   path: string
-): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> => {
+): Effect.Effect<Dispatch, InvalidRequest, CompileServices> => {
   const node = inherit(parent, own)
   if (own.strategy === undefined && own.targets === undefined) return compileLeaf(node, path)
   // a node's own on_status_codes is its fallback's, unless the strategy names its own
@@ -46,8 +49,7 @@ const compileNode = (
       const childPath = `${path}.targets[${index}]`
       compiled.push({ path: childPath, node: child, dispatch: yield* compileNode(node, child, childPath) })
     }
-    const strategies = yield* Strategies
-    const combine = strategies[strategy.mode]
+    const combine = (yield* Strategies).table[strategy.mode]
     if (combine === undefined) {
       return yield* new InvalidRequest({
         message: `${path}.strategy.mode: "${strategy.mode}" is not available in this gateway`,
@@ -58,7 +60,7 @@ const compileNode = (
   })
 }
 
-const compileLeaf = (node: ConfigNode, path: string): Effect.Effect<Dispatch, InvalidRequest, ProviderRegistry> => {
+const compileLeaf = (node: ConfigNode, path: string): Effect.Effect<Dispatch, InvalidRequest, CompileServices> => {
   // a leaf named by a virtual key goes to the stored-credentials adapter, like an `@slug`
   const provider = node.provider ?? (node.virtual_key === undefined ? undefined : STORED_PROVIDER)
   if (provider === undefined) {
@@ -72,9 +74,8 @@ const compileLeaf = (node: ConfigNode, path: string): Effect.Effect<Dispatch, In
   const target: ProviderTarget = { ...node, provider }
   return Effect.gen(function*() {
     const upstream = yield* dispatchFor(target)
-    const factories = yield* TargetMiddleware
     const middleware = []
-    for (const factory of factories) middleware.push(yield* factory(target, path))
+    for (const stage of yield* (yield* Stages).ordered) middleware.push(yield* stage.factory(target, path))
     return labelled(overridden(compose(upstream, ...middleware), target), provider, path)
   })
 }
@@ -111,7 +112,7 @@ export class ConfigCompiler extends Context.Service<ConfigCompiler, {
     Layer.effect(
       ConfigCompiler,
       Effect.gen(function*() {
-        const context = yield* Effect.context<ProviderRegistry>()
+        const context = yield* Effect.context<CompileServices>()
         const compiled = new LeastRecentlyUsed<string, Dispatch>(options?.capacity ?? 1024)
         return ConfigCompiler.of({
           dispatch: (key, load) => {

@@ -38,11 +38,11 @@ export const validate = (endpoint: Endpoint, body: JsonObject): Effect.Effect<vo
 export class Gateway extends Context.Service<Gateway, {
   readonly handle: (input: GatewayInput) => Effect.Effect<GatewayResponse, GatewayError>
 }>()("@switchyard/core/Gateway") {
-  static readonly layer: Layer.Layer<Gateway, never, ConfigCompiler> = Layer.effect(
+  static readonly layer: Layer.Layer<Gateway, never, ConfigCompiler | ProviderSelection.Selectors> = Layer.effect(
     Gateway,
     Effect.gen(function*() {
       const compiler = yield* ConfigCompiler
-      const selectors = yield* ProviderSelection.Selectors
+      const selectors = (yield* ProviderSelection.Selectors).list
       return Gateway.of({
         handle: (input) =>
           Effect.gen(function*() {

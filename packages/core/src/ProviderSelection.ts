@@ -5,7 +5,7 @@
  * so the compiler builds each distinct selection once.
  */
 import { GatewayConfig, InvalidInput, JsonLimits } from "@switchyard/protocol"
-import { Context, Effect, Option, Result } from "effect"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import type { ConfigNode } from "./ConfigNode.ts"
 import { type GatewayError, InvalidRequest } from "./GatewayError.ts"
 import { Headers } from "./RequestContext.ts"
@@ -103,18 +103,28 @@ const bearerToken = (authorization: string | undefined): string | undefined => {
   return match?.[1]
 }
 
-/** The selectors in order of precedence; the auth package provides a longer list. */
-export const Selectors = Context.Reference<ReadonlyArray<Selector>>("@switchyard/core/Selectors", {
-  defaultValue: () => [configHeader, providerHeader]
-})
+/**
+ * The selectors in order of precedence. There is no default: leaving them out is a type error
+ * where the gateway is built. `layerHeaders` has the header forms core knows; the provider-access
+ * package provides the longer list with the stored forms.
+ */
+export class Selectors extends Context.Service<Selectors, { readonly list: ReadonlyArray<Selector> }>()(
+  "@switchyard/core/Selectors"
+) {
+  static readonly layer = (list: ReadonlyArray<Selector>): Layer.Layer<Selectors> =>
+    Layer.succeed(Selectors, Selectors.of({ list }))
+
+  /** `x-gateway-config` (a JSON object) and `x-gateway-provider`. */
+  static readonly layerHeaders: Layer.Layer<Selectors> = Selectors.layer([configHeader, providerHeader])
+}
 
 /**
  * The first selection any selector makes, with the request-level settings headers
  * (`x-gateway-forward-headers`, `x-gateway-request-timeout`, `x-gateway-strict-vendor-compliance`)
  * laid over its root. No selection is a 400 naming what was missing.
  */
-export const select = (input: SelectionInput): Effect.Effect<Selection, GatewayError> =>
-  Selectors.use((selectors) => selectWith(selectors, input))
+export const select = (input: SelectionInput): Effect.Effect<Selection, GatewayError, Selectors> =>
+  Selectors.use((selectors) => selectWith(selectors.list, input))
 
 /** {@link select} over a given list of selectors. */
 export const selectWith = (

@@ -3,7 +3,7 @@
  * the routing package adds `loadbalance`, `fallback` and `conditional` by providing its own
  * {@link Strategies}.
  */
-import { Context, Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { ConfigNode, StrategyNode } from "./ConfigNode.ts"
 import type { Dispatch } from "./Dispatch.ts"
 import { InvalidRequest } from "./GatewayError.ts"
@@ -34,7 +34,16 @@ export const single: StrategyCompiler = (_strategy, targets, path) => {
     : Effect.succeed(first.dispatch)
 }
 
-/** The strategies the compiler can build; a strategy absent here is a 400 naming its mode. */
-export const Strategies = Context.Reference<StrategyTable>("@switchyard/core/Strategies", {
-  defaultValue: () => ({ single })
-})
+/**
+ * The strategies the compiler can build; a strategy absent here is a 400 naming its mode. There
+ * is no default: leaving the table out is a type error where the compiler is built.
+ */
+export class Strategies extends Context.Service<Strategies, { readonly table: StrategyTable }>()(
+  "@switchyard/core/Strategies"
+) {
+  static readonly layer = (table: StrategyTable): Layer.Layer<Strategies> =>
+    Layer.succeed(Strategies, Strategies.of({ table }))
+
+  /** Only `single`, for a gateway without the routing package. */
+  static readonly layerSingle: Layer.Layer<Strategies> = Strategies.layer({ single })
+}

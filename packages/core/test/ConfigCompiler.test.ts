@@ -5,14 +5,24 @@ import {
   type Dispatch,
   GatewayError,
   ProviderRegistry,
-  Strategy,
-  TargetMiddleware
+  Stage,
+  Strategy
 } from "@switchyard/core"
 import { Effect, Layer } from "effect"
 import { bodyOf, chatBody, recordingAdapter, request } from "./support/Fakes.ts"
 
-const compileWith = (adapters: ReadonlyArray<ProviderRegistry.ProviderAdapter>, config: ConfigNode.ConfigNode) =>
-  ConfigCompiler.compile(config).pipe(Effect.provide(ProviderRegistry.ProviderRegistry.layer(adapters)))
+const compileWith = (
+  adapters: ReadonlyArray<ProviderRegistry.ProviderAdapter>,
+  config: ConfigNode.ConfigNode,
+  options: { readonly stages?: ReadonlyArray<Stage.Stage>; readonly strategies?: Strategy.StrategyTable } = {}
+) =>
+  ConfigCompiler.compile(config).pipe(
+    Effect.provide([
+      ProviderRegistry.ProviderRegistry.layer(adapters),
+      Strategy.Strategies.layer(options.strategies ?? { single: Strategy.single }),
+      Stage.Stages.layerOf(options.stages ?? []).pipe(Layer.orDie)
+    ])
+  )
 
 const twoTargets: ConfigNode.ConfigNode = {
   strategy: { mode: "single" },
@@ -129,9 +139,7 @@ describe("ConfigCompiler.compile", () => {
         return target === undefined ? Effect.die("no targets") : Effect.succeed(target.dispatch)
       }
       const config: ConfigNode.ConfigNode = { ...twoTargets, strategy: { mode: "loadbalance" } }
-      const dispatch = yield* compileWith([fake.adapter], config).pipe(
-        Effect.provideService(Strategy.Strategies, { loadbalance: last })
-      )
+      const dispatch = yield* compileWith([fake.adapter], config, { strategies: { loadbalance: last } })
       const response = yield* dispatch(request())
       assert.strictEqual(response.headers["x-gateway-last-used-option-index"], "config.targets[1]")
     }))
@@ -152,11 +160,11 @@ describe("ConfigCompiler.compile", () => {
       assert.strictEqual(error.message, "config.targets: must have at least 1 target")
     }))
 
-  it.effect("applies the TargetMiddleware factories to each leaf, the first outermost", () =>
+  it.effect("applies the stages to each leaf in the order of their phases, the first outermost", () =>
     Effect.gen(function*() {
       const fake = recordingAdapter(["first", "second"])
       const log: Array<string> = []
-      const tagged = (tag: string): TargetMiddleware.TargetMiddlewareFactory => (target, path) =>
+      const tagged = (tag: string): Stage.StageFactory => (target, path) =>
         Effect.sync(() => {
           log.push(`${tag} built for ${target.provider} at ${path}`)
           return (next: Dispatch.Dispatch): Dispatch.Dispatch => (req) =>
@@ -165,9 +173,10 @@ describe("ConfigCompiler.compile", () => {
               return next(req)
             })
         })
-      const dispatch = yield* compileWith([fake.adapter], twoTargets).pipe(
-        Effect.provideService(TargetMiddleware.TargetMiddleware, [tagged("outer"), tagged("inner")])
-      )
+      // given inner first: the phases decide, not the order of the list
+      const dispatch = yield* compileWith([fake.adapter], twoTargets, {
+        stages: [Stage.make("timeout", "inner", tagged("inner")), Stage.make("retry", "outer", tagged("outer"))]
+      })
       yield* dispatch(request())
       assert.deepStrictEqual(log, [
         "outer built for first at config.targets[0]",
@@ -179,29 +188,29 @@ describe("ConfigCompiler.compile", () => {
       ])
     }))
 
-  it.effect("hands TargetMiddleware factories the settings the leaf inherited", () =>
+  it.effect("hands stage factories the settings the leaf inherited", () =>
     Effect.gen(function*() {
       const seen: Array<number | undefined> = []
-      const factory: TargetMiddleware.TargetMiddlewareFactory = (target) =>
+      const factory: Stage.StageFactory = (target) =>
         Effect.sync(() => {
           seen.push(target.request_timeout)
           return (next) => next
         })
       const config: ConfigNode.ConfigNode = { request_timeout: 900, ...twoTargets }
-      yield* compileWith([recordingAdapter(["first", "second"]).adapter], config).pipe(
-        Effect.provideService(TargetMiddleware.TargetMiddleware, [factory])
-      )
+      yield* compileWith([recordingAdapter(["first", "second"]).adapter], config, {
+        stages: [Stage.make("timeout", "seen", factory)]
+      })
       assert.deepStrictEqual(seen, [900, 900])
     }))
 
-  it.effect("fails the compile when a TargetMiddleware factory rejects a leaf", () =>
+  it.effect("fails the compile when a stage rejects a leaf", () =>
     Effect.gen(function*() {
-      const reject: TargetMiddleware.TargetMiddlewareFactory = (_target, path) =>
+      const reject: Stage.StageFactory = (_target, path) =>
         Effect.fail(new GatewayError.InvalidRequest({ message: `${path}.retry: bad`, param: `${path}.retry` }))
       const error = yield* Effect.flip(
-        compileWith([recordingAdapter().adapter], { provider: "fake", api_key: "sk" }).pipe(
-          Effect.provideService(TargetMiddleware.TargetMiddleware, [reject])
-        )
+        compileWith([recordingAdapter().adapter], { provider: "fake", api_key: "sk" }, {
+          stages: [Stage.make("retry", "reject", reject)]
+        })
       )
       assert.strictEqual(error.param, "config.retry")
     }))
@@ -219,7 +228,11 @@ describe("ConfigCompiler.layer", () => {
   const withCompiler = (adapters: ReadonlyArray<ProviderRegistry.ProviderAdapter>, capacity?: number) =>
     Effect.provide(
       ConfigCompiler.ConfigCompiler.layer(capacity === undefined ? undefined : { capacity }).pipe(
-        Layer.provide(ProviderRegistry.ProviderRegistry.layer(adapters))
+        Layer.provide([
+          ProviderRegistry.ProviderRegistry.layer(adapters),
+          Strategy.Strategies.layerSingle,
+          Stage.Stages.layer
+        ])
       )
     )
   const dispatchKey = (key: string, load: ReturnType<typeof counted>["load"]) =>
@@ -307,18 +320,19 @@ describe("ConfigCompiler.layer", () => {
       assert.strictEqual(a.loads(), 1)
     }))
 
-  it.effect("compiles with the registry and the target middleware its layer was built with", () =>
+  it.effect("compiles with the registry and the stages its layer was built with", () =>
     Effect.gen(function*() {
       const fake = recordingAdapter(["first", "second"])
       let wrapped = 0
-      const factory: TargetMiddleware.TargetMiddlewareFactory = () =>
+      const factory: Stage.StageFactory = () =>
         Effect.sync(() => {
           wrapped += 1
           return (next) => next
         })
       const layer = ConfigCompiler.ConfigCompiler.layer().pipe(
         Layer.provide(ProviderRegistry.ProviderRegistry.layer([fake.adapter])),
-        Layer.provide(Layer.succeed(TargetMiddleware.TargetMiddleware, [factory]))
+        Layer.provide(Strategy.Strategies.layerSingle),
+        Layer.provide(Stage.Stages.layerOf([Stage.make("cache", "counting", factory)]))
       )
       const response = yield* dispatchKey("k", counted(twoTargets).load).pipe(
         Effect.flatMap((dispatch) => dispatch(request())),

@@ -5,17 +5,27 @@ import {
   GatewayError,
   type GatewayRequest,
   ProviderRegistry,
-  ProviderSelection
+  ProviderSelection,
+  Stage,
+  Strategy
 } from "@switchyard/core"
 import { Effect, Layer, Option } from "effect"
 import { bodyOf, chatBody, context, recordingAdapter } from "./support/Fakes.ts"
 
 const viaProvider = { "x-gateway-provider": "fake", authorization: "Bearer sk-fake" }
 
-const gatewayLayer = (adapter: ProviderRegistry.ProviderAdapter) =>
+const gatewayLayer = (
+  adapter: ProviderRegistry.ProviderAdapter,
+  selectors: Layer.Layer<ProviderSelection.Selectors> = ProviderSelection.Selectors.layerHeaders
+) =>
   Gateway.Gateway.layer.pipe(
+    Layer.provide(selectors),
     Layer.provide(ConfigCompiler.ConfigCompiler.layer()),
-    Layer.provide(ProviderRegistry.ProviderRegistry.layer([adapter]))
+    Layer.provide([
+      ProviderRegistry.ProviderRegistry.layer([adapter]),
+      Strategy.Strategies.layerSingle,
+      Stage.Stages.layer
+    ])
   )
 
 const handle = (body: GatewayRequest.JsonObject, headers: Readonly<Record<string, string>> = viaProvider) =>
@@ -116,9 +126,7 @@ describe("Gateway.handle", () => {
             Option.some({ key: `model:${model}`, config: Effect.succeed({ provider: "fake", api_key: `sk-${model}` }) })
           )
       }
-      const layer = gatewayLayer(fake.adapter).pipe(
-        Layer.provide(Layer.succeed(ProviderSelection.Selectors, [byModel]))
-      )
+      const layer = gatewayLayer(fake.adapter, ProviderSelection.Selectors.layer([byModel]))
       yield* handle(chatBody, {}).pipe(Effect.provide(layer))
       assert.deepStrictEqual(fake.built, [{ provider: "fake", api_key: "sk-gpt-4o-mini" }])
     }))

@@ -2,13 +2,25 @@ import { assert, describe, it } from "@effect/vitest"
 import { type ConfigNode, GatewayError, ProviderSelection } from "@switchyard/core"
 import { Effect, Option } from "effect"
 
-const select = (headers: Readonly<Record<string, string>>, model?: string) =>
-  ProviderSelection.select({ headers, model, workspaceId: "ws-1" })
+const headerSelectors = [ProviderSelection.configHeader, ProviderSelection.providerHeader]
+
+const select = (
+  headers: Readonly<Record<string, string>>,
+  model?: string,
+  selectors: ReadonlyArray<ProviderSelection.Selector> = headerSelectors
+) =>
+  ProviderSelection.select({ headers, model, workspaceId: "ws-1" }).pipe(
+    Effect.provide(ProviderSelection.Selectors.layer(selectors))
+  )
 
 /** The selection's key and the config it loads. */
-const resolve = (headers: Readonly<Record<string, string>>, model?: string) =>
+const resolve = (
+  headers: Readonly<Record<string, string>>,
+  model?: string,
+  selectors: ReadonlyArray<ProviderSelection.Selector> = headerSelectors
+) =>
   Effect.flatMap(
-    select(headers, model),
+    select(headers, model, selectors),
     (selection) => Effect.map(selection.config, (config) => ({ key: selection.key, config }))
   )
 
@@ -254,9 +266,7 @@ describe("ProviderSelection.select", () => {
           )
         }
       }
-      const { key, config } = yield* resolve(viaProvider, "@team-a/gpt-4o").pipe(
-        Effect.provideService(ProviderSelection.Selectors, [bySlug, ProviderSelection.providerHeader])
-      )
+      const { key, config } = yield* resolve(viaProvider, "@team-a/gpt-4o", [bySlug, ProviderSelection.providerHeader])
       assert.strictEqual(key, "slug:team-a")
       assert.strictEqual(config.api_key, "sk-from-team-a")
     }))
@@ -264,7 +274,7 @@ describe("ProviderSelection.select", () => {
   it.effect("ignores a selector left out of a custom Selectors list", () =>
     Effect.gen(function*() {
       const error = yield* invalidRequest(
-        select(viaProvider).pipe(Effect.provideService(ProviderSelection.Selectors, [ProviderSelection.configHeader]))
+        select(viaProvider, undefined, [ProviderSelection.configHeader])
       )
       assert.strictEqual(error.param, "x-gateway-provider")
     }))

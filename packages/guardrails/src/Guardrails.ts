@@ -16,10 +16,10 @@ import {
   GatewayRequest,
   GatewayResponse,
   type ProviderTarget,
-  type TargetMiddleware,
+  Stage,
   TrustedHosts
 } from "@switchyard/core"
-import { Effect, Option, Result, Stream } from "effect"
+import { Effect, type Layer, Option, Result, Stream } from "effect"
 import * as Check from "./Check.ts"
 import * as DefaultPlugin from "./DefaultPlugin.ts"
 import { FeedbackStore } from "./Feedback.ts"
@@ -180,23 +180,12 @@ export const registryOf = (extra: ReadonlyArray<Check.Check> = []): Registry =>
   new Map([...DefaultPlugin.checks, ...extra].map((check) => [check.id, check]))
 
 /**
- * The per-target factory for core's `TargetMiddleware`: put it first (outermost), so input
- * checks run once per target and output checks see the final answer (cached ones too). A denial
- * is {@link HookDenied} (446 on the wire).
- *
- * @example
- * import { TargetMiddleware } from "@switchyard/core"
- * import { Feedback, Guardrails } from "@switchyard/guardrails"
- * import { Resilience } from "@switchyard/retry"
- * import { Effect, Layer } from "effect"
- * const middleware = Layer.effect(
- *   TargetMiddleware.TargetMiddleware,
- *   Effect.map(Guardrails.make({ resolve }), (guardrails) => [guardrails, ...Resilience.targetMiddleware])
- * ).pipe(Layer.provide(Feedback.FeedbackStore.layerMemory))
+ * The per-target factory: input checks run once per target and output checks see the final
+ * answer (cached ones too). A denial is {@link HookDenied} (446 on the wire).
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<TargetMiddleware.TargetMiddlewareFactory, never, FeedbackStore> =>
+): Effect.Effect<Stage.StageFactory, never, FeedbackStore> =>
   Effect.gen(function*() {
     const feedback = yield* FeedbackStore
     const hosts = yield* TrustedHosts.TrustedHosts
@@ -208,6 +197,27 @@ export const make = (
     return (target: ProviderTarget.ProviderTarget, path: string) =>
       Effect.map(planOf(runtime.registry, target, path), (plan) => middleware(runtime, plan))
   })
+
+/**
+ * Adds hooks and guardrails to the pipeline (phase `guardrails`, outermost). `options` may need
+ * services of its own (a resolver of stored guardrails); they stay in the layer's type.
+ *
+ * @example
+ * import { ConfigCompiler, Stage } from "@switchyard/core"
+ * import { Feedback, Guardrails } from "@switchyard/guardrails"
+ * import { Effect, Layer } from "effect"
+ * const compiler = ConfigCompiler.ConfigCompiler.layer().pipe(
+ *   Layer.provide(Guardrails.stage(Effect.succeed({}))),
+ *   Layer.provide([Stage.Stages.layer, Feedback.FeedbackStore.layerMemory])
+ * )
+ */
+export const stage = <E, R>(
+  options: Effect.Effect<Options, E, R>
+): Layer.Layer<never, E | Stage.StageConflict, R | FeedbackStore | Stage.Stages> =>
+  Stage.layer(
+    Effect.flatMap(options, (resolved) =>
+      Effect.map(make(resolved), (guardrails) => Stage.make("guardrails", "guardrails", guardrails)))
+  )
 
 /**
  * Checks that call out (webhook, log, jwt) read `TrustedHosts` from context: every check runs

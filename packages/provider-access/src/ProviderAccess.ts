@@ -4,7 +4,7 @@
  * and the selectors in their order.
  */
 import type { ServerSecret } from "@switchyard/auth"
-import { ProviderRegistry, type ProviderSelection, TrustedHosts } from "@switchyard/core"
+import { ProviderRegistry, ProviderSelection, TrustedHosts } from "@switchyard/core"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { Integrations } from "./Integrations.ts"
@@ -46,4 +46,10 @@ export const selectors: Effect.Effect<ReadonlyArray<ProviderSelection.Selector>,
   function*() {
     return StoredSelectors.all(yield* StoredConfigs, yield* TrustedHosts.TrustedHosts)
   }
+)
+
+/** Provides {@link selectors} as core's `ProviderSelection.Selectors`. */
+export const layerSelectors: Layer.Layer<ProviderSelection.Selectors, never, StoredConfigs> = Layer.effect(
+  ProviderSelection.Selectors,
+  Effect.map(selectors, (list) => ProviderSelection.Selectors.of({ list }))
 )

@@ -1,5 +1,5 @@
 import { assert, it, layer } from "@effect/vitest"
-import { ConfigCompiler, GatewayError, ProviderRegistry, type ProviderTarget } from "@switchyard/core"
+import { ConfigCompiler, GatewayError, ProviderRegistry, type ProviderTarget, Stage, Strategy } from "@switchyard/core"
 import { Integrations, ProviderAccess, StoredProviderAdapter, VirtualKeys } from "@switchyard/provider-access"
 import { TestDatabase } from "@switchyard/storage"
 import { Effect, Layer } from "effect"
@@ -201,6 +201,9 @@ it.effect("ProviderAccess.layer routes a compiled @slug config through the store
     const recording = compiledBase
     yield* createIntegration("compiled", { api_key: STORED_KEY })
     const dispatch = yield* ConfigCompiler.compile({ provider: "@compiled", override_params: { model: "gpt-4o" } })
+      .pipe(
+        Effect.provide([Strategy.Strategies.layerSingle, Stage.Stages.layer])
+      )
     const response = yield* dispatch(requestFrom(DEFAULT_WORKSPACE, { model: "ignored", messages: [] }))
     assert.strictEqual(response.headers[ConfigCompiler.PROVIDER_HEADER], "@compiled")
     const [built] = recording.built

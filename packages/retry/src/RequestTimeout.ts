@@ -5,8 +5,8 @@
  * as they take. On expiry the attempt is interrupted, which aborts the upstream call and frees
  * its socket, and the attempt fails with `UpstreamTimeout` (408).
  */
-import { type Dispatch, GatewayError, type TargetMiddleware } from "@switchyard/core"
-import { Duration, Effect } from "effect"
+import { type Dispatch, GatewayError, Stage } from "@switchyard/core"
+import { Duration, Effect, type Layer } from "effect"
 
 /**
  * Middleware failing an attempt that outlasts `timeoutMs` on Effect's Clock.
@@ -25,10 +25,10 @@ export const middleware = (provider: string, timeoutMs: number): Dispatch.Middle
 const unbounded: Dispatch.Middleware = (next) => next
 
 /**
- * The per-target factory for core's `TargetMiddleware`: a leaf with a `request_timeout` gets
- * {@link middleware}; a leaf without one is left as it is.
+ * The per-target factory: a leaf with a `request_timeout` gets {@link middleware}; a leaf without
+ * one is left as it is.
  */
-export const factory: TargetMiddleware.TargetMiddlewareFactory = (target, path) => {
+export const factory: Stage.StageFactory = (target, path) => {
   const timeoutMs = target.request_timeout
   if (timeoutMs === undefined) return Effect.succeed(unbounded)
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
@@ -41,3 +41,8 @@ export const factory: TargetMiddleware.TargetMiddlewareFactory = (target, path) 
   }
   return Effect.succeed(middleware(target.provider, timeoutMs))
 }
+
+/** Adds the request timeout to the pipeline (phase `timeout`, innermost: it bounds one attempt). */
+export const stage: Layer.Layer<never, Stage.StageConflict, Stage.Stages> = Stage.layer(
+  Effect.succeed(Stage.make("timeout", "request-timeout", factory))
+)

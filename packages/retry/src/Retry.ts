@@ -11,15 +11,9 @@
  *
  * The answer, and the final failure, carry `x-gateway-retry-attempt-count`: the retries made.
  */
-import {
-  type Dispatch,
-  GatewayError,
-  GatewayResponse,
-  type ProviderTarget,
-  type TargetMiddleware
-} from "@switchyard/core"
+import { type Dispatch, GatewayError, GatewayResponse, type ProviderTarget, Stage } from "@switchyard/core"
 import { InvalidInput, RetryConfig } from "@switchyard/protocol"
-import { Clock, Duration, Effect, Random, Result, Schedule, Schema } from "effect"
+import { Clock, Duration, Effect, type Layer, Random, Result, Schedule, Schema } from "effect"
 import { requestedWait } from "./internal/RetryAfter.ts"
 
 /** Response header: how many retries were made for the answer returned. */
@@ -139,12 +133,25 @@ export const configOf = (
     : Effect.fail(new GatewayError.InvalidRequest({ message: decoded.failure.message, param: decoded.failure.param }))
 }
 
-/** A {@link TargetMiddleware.TargetMiddlewareFactory} with the given backoff. */
-export const factoryWith = (backoff: Backoff): TargetMiddleware.TargetMiddlewareFactory => (target, path) =>
+/** A {@link Stage.StageFactory} with the given backoff. */
+export const factoryWith = (backoff: Backoff): Stage.StageFactory => (target, path) =>
   Effect.map(configOf(target, path), (config) => middleware(config ?? { attempts: 0 }, backoff))
 
 /**
- * The per-target factory for core's `TargetMiddleware`: each leaf retries by the `retry` it
- * inherited; a leaf without one answers with a count of 0.
+ * The per-target factory: each leaf retries by the `retry` it inherited; a leaf without one
+ * answers with a count of 0.
  */
-export const factory: TargetMiddleware.TargetMiddlewareFactory = factoryWith(defaultBackoff)
+export const factory: Stage.StageFactory = factoryWith(defaultBackoff)
+
+/**
+ * Adds retry to the pipeline (phase `retry`, outside the circuit breaker and the timeout).
+ *
+ * @example
+ * import { ConfigCompiler, Stage } from "@switchyard/core"
+ * import { Retry } from "@switchyard/retry"
+ * import { Layer } from "effect"
+ * const compiler = ConfigCompiler.ConfigCompiler.layer().pipe(Layer.provide(Retry.stage), Layer.provide(Stage.Stages.layer))
+ */
+export const stage: Layer.Layer<never, Stage.StageConflict, Stage.Stages> = Stage.layer(
+  Effect.succeed(Stage.make("retry", "retry", factory))
+)

@@ -5,9 +5,10 @@ import {
   type Dispatch,
   GatewayError,
   ProviderRegistry,
-  type TargetMiddleware
+  Stage,
+  Strategy
 } from "@switchyard/core"
-import { RequestTimeout, Resilience, Retry } from "@switchyard/retry"
+import { Resilience, Retry } from "@switchyard/retry"
 import { Effect, Fiber, Layer, Random } from "effect"
 import { TestClock } from "effect/testing"
 import { request } from "./support/FakeUpstream.ts"
@@ -28,13 +29,19 @@ const stalledAdapter = () => {
   return { adapter, state }
 }
 
-/** The compiler as the app builds it: with the registry and the resilience middleware. */
+/** The compiler as the app builds it: with the registry, the resilience stages and any others. */
 const compilerWith = (
   adapter: ProviderRegistry.ProviderAdapter,
-  between: ReadonlyArray<TargetMiddleware.TargetMiddlewareFactory> = []
+  others: ReadonlyArray<Layer.Layer<never, Stage.StageConflict, Stage.Stages>> = []
 ) =>
   ConfigCompiler.ConfigCompiler.layer().pipe(
-    Layer.provide([ProviderRegistry.ProviderRegistry.layer([adapter]), Resilience.layer(between)])
+    Layer.provide([Resilience.layer, ...others]),
+    Layer.provide([
+      ProviderRegistry.ProviderRegistry.layer([adapter]),
+      Strategy.Strategies.layerSingle,
+      Stage.Stages.layer
+    ]),
+    Layer.orDie
   )
 
 const dispatchFor = (config: ConfigNode.ConfigNode) =>
@@ -50,11 +57,16 @@ const decodedConfig = {
 const retriedTree: ConfigNode.ConfigNode = decodedConfig
 
 describe("Resilience", () => {
-  it("puts retry outermost, timeout innermost and anything else between them", () => {
-    const breaker: TargetMiddleware.TargetMiddlewareFactory = () => Effect.succeed((next) => next)
-    assert.deepStrictEqual(Resilience.targetMiddleware, [Retry.factory, RequestTimeout.factory])
-    assert.deepStrictEqual(Resilience.targetMiddlewareWith([breaker]), [Retry.factory, breaker, RequestTimeout.factory])
-  })
+  it.effect("adds retry and the timeout, which their phases put outermost and innermost", () =>
+    Effect.gen(function*() {
+      const between = Stage.layer(
+        Effect.succeed(Stage.make("circuit-breaker", "between", (_target) => Effect.succeed((next) => next)))
+      )
+      const phases = yield* Effect.flatMap(Stage.Stages, (stages) => stages.ordered).pipe(
+        Effect.provide(Layer.provideMerge(Layer.mergeAll(between, Resilience.layer), Stage.Stages.layer))
+      )
+      assert.deepStrictEqual(phases.map((stage) => stage.name), ["retry", "between", "request-timeout"])
+    }))
 
   it.effect("gives each attempt its own timeout, inside the retries a leaf inherited", () =>
     Effect.gen(function*() {
@@ -78,12 +90,16 @@ describe("Resilience", () => {
   it.effect("lets the middleware between them see every attempt and its timeout", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
-      const recorder: TargetMiddleware.TargetMiddlewareFactory = () =>
+      const recorder: Stage.StageFactory = () =>
         Effect.succeed((next: Dispatch.Dispatch): Dispatch.Dispatch => (req) =>
           next(req).pipe(Effect.tapError((error) => Effect.sync(() => void seen.push(error._tag))))
         )
       const fake = stalledAdapter()
-      const dispatch = yield* dispatchFor(retriedTree).pipe(Effect.provide(compilerWith(fake.adapter, [recorder])))
+      const dispatch = yield* dispatchFor(retriedTree).pipe(
+        Effect.provide(
+          compilerWith(fake.adapter, [Stage.layer(Effect.succeed(Stage.make("circuit-breaker", "recorder", recorder)))])
+        )
+      )
       const fiber = yield* Effect.forkChild(Effect.flip(dispatch(request())))
       yield* TestClock.adjust("1 minute")
       yield* Fiber.join(fiber)

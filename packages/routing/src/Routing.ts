@@ -17,7 +17,7 @@ import { single } from "./SingleStrategy.ts"
  * import { Routing } from "@switchyard/routing"
  * import { Effect } from "effect"
  * const compiled = (config: ConfigNode.ConfigNode) =>
- *   ConfigCompiler.compile(config).pipe(Effect.provideService(Strategy.Strategies, Routing.strategies))
+ *   ConfigCompiler.compile(config).pipe(Effect.provide(Strategy.Strategies.layer(Routing.strategies)))
  */
 export const strategies: Strategy.StrategyTable = { single, loadbalance, fallback, conditional }
 
@@ -31,4 +31,4 @@ export const strategies: Strategy.StrategyTable = { single, loadbalance, fallbac
  * import { Layer } from "effect"
  * const compiler = ConfigCompiler.ConfigCompiler.layer().pipe(Layer.provide(Routing.layer))
  */
-export const layer = Layer.succeed(Strategy.Strategies, strategies)
+export const layer: Layer.Layer<Strategy.Strategies> = Strategy.Strategies.layer(strategies)

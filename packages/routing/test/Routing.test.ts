@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigCompiler, ProviderRegistry, Strategy } from "@switchyard/core"
+import { ConfigCompiler, ProviderRegistry, Stage, Strategy } from "@switchyard/core"
 import { Routing } from "@switchyard/routing"
 import { Effect, Layer } from "effect"
 import { answeredBy, leaf, request, scriptedProvider } from "./support/Fakes.ts"
@@ -13,7 +13,7 @@ describe("Routing", () => {
     Effect.gen(function*() {
       const provider = scriptedProvider()
       const compiler = ConfigCompiler.ConfigCompiler.layer().pipe(
-        Layer.provide(Routing.layer),
+        Layer.provide([Routing.layer, Stage.Stages.layer]),
         Layer.provide(ProviderRegistry.ProviderRegistry.layer([provider.adapter]))
       )
       const config = {
@@ -28,6 +28,6 @@ describe("Routing", () => {
 
   it.effect("is what Strategy.Strategies holds under Routing.layer", () =>
     Effect.gen(function*() {
-      assert.strictEqual(yield* Strategy.Strategies, Routing.strategies)
+      assert.strictEqual((yield* Strategy.Strategies).table, Routing.strategies)
     }).pipe(Effect.provide(Routing.layer)))
 })

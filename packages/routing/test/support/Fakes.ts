@@ -11,11 +11,10 @@ import {
   type GatewayRequest,
   GatewayResponse,
   ProviderRegistry,
-  Strategy,
-  TargetMiddleware
+  Stage
 } from "@switchyard/core"
 import { Routing } from "@switchyard/routing"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 
 export interface ScriptedProvider {
   readonly adapter: ProviderRegistry.ProviderAdapter
@@ -51,7 +50,7 @@ export const scriptedProvider = (): ScriptedProvider => {
 }
 
 /** A circuit breaker stand-in: targets with these `api_key`s are open and never reach upstream. */
-export const openCircuits = (keys: ReadonlyArray<string>): TargetMiddleware.TargetMiddlewareFactory => (target) =>
+export const openCircuits = (keys: ReadonlyArray<string>): Stage.StageFactory => (target) =>
   Effect.succeed((next) =>
     keys.includes(target.api_key ?? "")
       ? () => Effect.fail(new GatewayError.TargetsUnavailable({ message: `${target.provider}: circuit open` }))
@@ -62,12 +61,19 @@ export const openCircuits = (keys: ReadonlyArray<string>): TargetMiddleware.Targ
 export const compile = (
   config: ConfigNode.ConfigNode,
   provider: ScriptedProvider,
-  middleware: ReadonlyArray<TargetMiddleware.TargetMiddlewareFactory> = []
+  middleware: ReadonlyArray<Stage.StageFactory> = []
 ): Effect.Effect<Dispatch.Dispatch, GatewayError.InvalidRequest> =>
   ConfigCompiler.compile(config).pipe(
-    Effect.provide(ProviderRegistry.ProviderRegistry.layer([provider.adapter])),
-    Effect.provideService(Strategy.Strategies, Routing.strategies),
-    Effect.provideService(TargetMiddleware.TargetMiddleware, middleware)
+    Effect.provide([
+      ProviderRegistry.ProviderRegistry.layer([provider.adapter]),
+      Routing.layer,
+      // each factory in a phase of its own, outermost first
+      Stage.Stages.layerOf(
+        middleware.map((factory, index) =>
+          Stage.make(Stage.phases[index]?.phase ?? "timeout", `stage ${index}`, factory)
+        )
+      ).pipe(Layer.orDie)
+    ])
   )
 
 /** A leaf of the fake provider, told apart by its key. */
