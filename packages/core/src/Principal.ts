@@ -17,3 +17,17 @@ export interface Principal {
 
 export const hasScope = (principal: Principal, scope: Scope): boolean =>
   principal.scopes.has("admin") || principal.scopes.has(scope)
+
+/**
+ * A principal for calls made in process (a service that embeds the gateway, a batch worker):
+ * who the calls are made as, in which workspace, with which scopes.
+ *
+ * @example
+ * import { Principal } from "@switchyard/core"
+ * const service = Principal.make({ keyId: "billing-service", workspaceId: "default", scopes: ["completions"] })
+ */
+export const make = (options: {
+  readonly keyId: string
+  readonly workspaceId: string
+  readonly scopes: ReadonlyArray<Scope>
+}): Principal => ({ keyId: options.keyId, workspaceId: options.workspaceId, scopes: new Set(options.scopes) })

@@ -2,7 +2,7 @@
  * Per-request facts every middleware may read: tracing ids, caller metadata and the principal.
  */
 import { JsonLimits } from "@switchyard/protocol"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { InvalidRequest } from "./GatewayError.ts"
 import type { Principal } from "./Principal.ts"
@@ -124,6 +124,29 @@ export const make = (options: {
     headers: options.headers,
     receivedAt: options.receivedAt
   }))
+
+/**
+ * The context of a call made in process rather than over HTTP: a new trace id (unless the headers
+ * carry one), the time from Effect's clock, and the headers the gateway reads (selection, metadata)
+ * as an HTTP caller would send them.
+ *
+ * @example
+ * import { Principal, RequestContext } from "@switchyard/core"
+ * const context = RequestContext.inProcess({
+ *   principal: Principal.make({ keyId: "billing-service", workspaceId: "default", scopes: ["completions"] }),
+ *   headers: { "x-gateway-config": JSON.stringify(config) }
+ * })
+ */
+export const inProcess = (options: {
+  readonly principal: Principal
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}): Effect.Effect<RequestContext, InvalidRequest> => {
+  const headers = options.headers ?? {}
+  return Effect.flatMap(
+    Clock.currentTimeMillis,
+    (receivedAt) => make({ traceId: traceIdOf(headers), headers, principal: options.principal, receivedAt })
+  )
+}
 
 const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.length === 0 ? undefined : value

@@ -11,7 +11,7 @@ import { Gateway, GatewayError, RequestContext } from "@switchyard/core"
 import { Context, Deferred, Effect, Layer, Schema } from "effect"
 
 class GatewaySlot extends Context.Service<GatewaySlot, Deferred.Deferred<Gateway.Gateway["Service"]>>()(
-  "@switchyard/server/GatewaySlot"
+  "@switchyard/gateway/GatewaySlot"
 ) {}
 
 const slot = Layer.effect(GatewaySlot, Deferred.make<Gateway.Gateway["Service"]>())

@@ -1,0 +1,216 @@
+/**
+ * The whole gateway pipeline in one layer: storage (SQLite or Postgres), identity (API keys, the
+ * admin key, JWT), stored provider access (integrations, virtual keys, configs) and every stage
+ * around each target (guardrails, cache, retry, circuit breaker, timeout), with the selectors of
+ * extensions.md. The server, the batch worker and any service that embeds the gateway build it
+ * from one options object, or from the environment with {@link layerConfig}.
+ *
+ * @example
+ * import { Pipeline } from "@switchyard/gateway"
+ * import { Gateway } from "@switchyard/core"
+ * import { Effect } from "effect"
+ * const program = Gateway.Gateway.use((gateway) => gateway.handle(input))
+ * program.pipe(Effect.provide(Pipeline.layer({ dataDir: "./.switchyard" })))
+ */
+import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
+import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
+import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
+import {
+  ConfigCompiler,
+  Gateway,
+  type GatewayError,
+  type ProviderRegistry,
+  Stage,
+  TrustedHosts
+} from "@switchyard/core"
+import { type Feedback, FeedbackSql, Guardrails, StoredGuardrails } from "@switchyard/guardrails"
+import { type Integrations, ProviderAccess, type StoredConfigs, type VirtualKeys } from "@switchyard/provider-access"
+import { Providers, UpstreamClient } from "@switchyard/providers"
+import { Resilience } from "@switchyard/retry"
+import { Routing } from "@switchyard/routing"
+import { Database } from "@switchyard/storage"
+import { Config, ConfigProvider, Data, Effect, Layer, Option, type Redacted } from "effect"
+import type { Redis } from "effect/persistence"
+import type { SqlClient } from "effect/sql"
+import * as GatewayEmbedder from "./internal/GatewayEmbedder.ts"
+
+export interface Options {
+  /** The SQLite database and the generated secret live here (default `./.switchyard`). */
+  readonly dataDir?: string | undefined
+  /** `postgres://…`: durable state in Postgres instead of SQLite; needs `secret`. */
+  readonly databaseUrl?: Redacted.Redacted<string> | undefined
+  /** `redis://…`: cache entries and circuits in Redis, shared by replicas; memory without it. */
+  readonly redisUrl?: Redacted.Redacted<string> | undefined
+  /** Keys API-key hashes and seals stored credentials; generated into `dataDir` when absent. */
+  readonly secret?: Redacted.Redacted<string> | undefined
+  /** An API key with every scope; without it, one is created when no key exists and announced. */
+  readonly adminKey?: Redacted.Redacted<string> | undefined
+  /** Called once with a generated admin key (default: printed on stdout). */
+  readonly announceAdminKey?: ((key: string) => Effect.Effect<void>) | undefined
+  /** `GATEWAY_TRUSTED_HOSTS` syntax (default `localhost,127.0.0.1,::1`; "" trusts none). */
+  readonly trustedHosts?: string | undefined
+  /** The semantic cache embeds through the gateway with this model; a local embedder without it. */
+  readonly cacheEmbeddingModel?: string | undefined
+  /** JWTs in `x-gateway-api-key`, verified against this JWKS; refused without it. */
+  readonly jwt?: JwtVerifier.Options | undefined
+}
+
+const DEFAULT_DATA_DIR = "./.switchyard"
+
+const printAdminKey = (key: string) =>
+  Effect.sync(() =>
+    console.log(
+      `No GATEWAY_ADMIN_KEY was set and no API key existed, so an admin key was created. It is shown this once:\n\n  ${key}\n\n` +
+        "Only its hash is kept. Send it as the x-gateway-api-key header."
+    )
+  )
+
+/** Stored provider access over every adapter of the providers package. */
+const providerAccess = Layer.unwrap(
+  UpstreamClient.UpstreamClient.useSync((client) => ProviderAccess.layer(Providers.adapters(client)))
+).pipe(Layer.provide(UpstreamClient.UpstreamClient.layer()))
+
+/** Every stage around a leaf's upstream call; core orders them by phase (`Stage.phases`). */
+const stages = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
+  Layer.mergeAll(
+    Guardrails.stage(StoredGuardrails.StoredGuardrails.useSync((stored) => ({ resolve: stored.resolve }))),
+    CacheMiddleware.stage(),
+    Resilience.layer,
+    CircuitBreakerMiddleware.stage
+  ).pipe(
+    Layer.provide(embedder),
+    Layer.provide(
+      options.redisUrl === undefined
+        ? [CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory]
+        : [
+          CacheStore.layerRedis({ url: options.redisUrl }),
+          CircuitBreakerMiddleware.layerRedis({ url: options.redisUrl })
+        ]
+    )
+  )
+
+/** The pipeline every inference request runs, with the selectors of extensions.md in order. */
+const gateway = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
+  Gateway.Gateway.layer.pipe(
+    Layer.provide(ProviderAccess.layerSelectors),
+    Layer.provide(
+      ConfigCompiler.ConfigCompiler.layer().pipe(
+        Layer.provide([Routing.layer, stages(options, embedder)]),
+        // one set of stages, shared by the stage layers and the compiler
+        Layer.provide(Stage.Stages.layer)
+      )
+    )
+  )
+
+/** A start-up error: replicas sharing a database must share the secret that seals credentials. */
+export class MissingSecret extends Data.TaggedError("MissingSecret")<{ readonly message: string }> {}
+
+const missingSecret = new MissingSecret({
+  message: "DATABASE_URL is set but GATEWAY_SECRET is not: replicas sharing a database must share the secret " +
+    "that encrypts stored credentials, so set GATEWAY_SECRET on every replica"
+})
+
+/** What the pipeline provides: the gateway, identity, stored provider access and their storage. */
+export type Services =
+  | Gateway.Gateway
+  | Authenticator.Authenticator
+  | ApiKeys.ApiKeys
+  | ServerSecret.ServerSecret
+  | ProviderRegistry.ProviderRegistry
+  | Integrations.Integrations
+  | VirtualKeys.VirtualKeys
+  | StoredConfigs.StoredConfigs
+  | StoredGuardrails.StoredGuardrails
+  | Feedback.FeedbackStore
+  | SqlClient.SqlClient
+  | Database.Dialect
+
+/** Why the pipeline could not start: each names what to fix. */
+export type StartupError =
+  | MissingSecret
+  | Database.DatabaseError
+  | TrustedHosts.InvalidTrustedHosts
+  | JwtVerifier.JwtConfigError
+  | Redis.RedisError
+  | Stage.StageConflict
+  | GatewayError.InternalError
+  | Error
+
+/**
+ * The whole pipeline from `options`: `Gateway` and every store the routes need, built and ready.
+ *
+ * @example
+ * import { Pipeline } from "@switchyard/gateway"
+ * const embedded = Pipeline.layer({ dataDir: "/var/lib/my-service/gateway" })
+ */
+export const layer = (options: Options = {}): Layer.Layer<Services, StartupError> => {
+  const dataDir = options.dataDir ?? DEFAULT_DATA_DIR
+  const databaseUrl = Option.fromUndefinedOr(options.databaseUrl)
+  const secret = Option.fromUndefinedOr(options.secret)
+  const adminKey = Option.fromUndefinedOr(options.adminKey)
+  const storage = Layer.mergeAll(
+    Database.layer({ databaseUrl, dataDir }),
+    ServerSecret.ServerSecret.layer({ secret, dataDir })
+  )
+  const identity = Layer.mergeAll(
+    Authenticator.Authenticator.layer({ adminKey }),
+    AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
+  ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
+  const guardrailStorage = Layer.mergeAll(StoredGuardrails.StoredGuardrails.layer, FeedbackSql.layerSql)
+  // the semantic cache embeds locally, or through the gateway itself when a model is named
+  const pipeline = options.cacheEmbeddingModel === undefined
+    ? gateway(options, Embedder.layerLocal)
+    : Layer.unwrap(Effect.sync(() => {
+      const { connect, embedder } = GatewayEmbedder.make(options.cacheEmbeddingModel ?? "")
+      return Layer.provideMerge(connect, gateway(options, embedder))
+    }))
+  return Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage)).pipe(
+    Layer.provideMerge(storage),
+    // every URL a caller supplies is judged by this list; an entry that does not parse stops start-up
+    Layer.provideMerge(TrustedHosts.layer(options.trustedHosts ?? TrustedHosts.DEFAULT_LIST)),
+    Layer.provide(
+      Layer.effectDiscard(
+        Option.isSome(databaseUrl) && Option.isNone(secret) ? Effect.fail(missingSecret) : Effect.void
+      )
+    )
+  )
+}
+
+const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Config.map(Option.getOrUndefined))
+
+/**
+ * `GATEWAY_TRUSTED_HOSTS`. Effect reads an empty variable as a missing one; here set-but-empty is
+ * a value of its own (trust no host, not even loopback), so the environment is asked again for it.
+ */
+const trustedHosts = Config.String(TrustedHosts.ENV).pipe(
+  Config.option,
+  Config.mapEffect((set) =>
+    Option.isSome(set)
+      ? Effect.succeed(set.value)
+      : Config.String(TrustedHosts.ENV).pipe(Config.withDefault(TrustedHosts.DEFAULT_LIST)).parse(
+        ConfigProvider.fromEnv({ preserveEmptyStrings: true })
+      )
+  )
+)
+
+/** The options extensions.md's environment variables set ("Running it"). */
+export const OptionsConfig: Config.Config<Options> = Config.all({
+  trustedHosts,
+  dataDir: Config.String("GATEWAY_DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR)),
+  databaseUrl: optional(Config.Redacted("DATABASE_URL")),
+  redisUrl: optional(Config.Redacted("REDIS_URL")),
+  secret: optional(Config.Redacted("GATEWAY_SECRET")),
+  adminKey: optional(Config.Redacted("GATEWAY_ADMIN_KEY")),
+  cacheEmbeddingModel: optional(Config.String("GATEWAY_CACHE_EMBEDDING_MODEL")),
+  jwt: Config.all({
+    jwksUrl: optional(Config.String("GATEWAY_JWKS_URL")),
+    jwksFile: optional(Config.String("GATEWAY_JWKS_FILE")),
+    issuer: optional(Config.String("GATEWAY_JWT_ISSUER")),
+    audience: optional(Config.String("GATEWAY_JWT_AUDIENCE"))
+  })
+})
+
+/** {@link layer} from the environment variables of extensions.md. */
+export const layerConfig: Layer.Layer<Services, StartupError | Config.ConfigError> = Layer.unwrap(
+  Effect.map(OptionsConfig, layer)
+)

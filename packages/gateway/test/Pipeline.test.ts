@@ -1,0 +1,63 @@
+/**
+ * The preset as a third-party service uses it: the whole pipeline in process, from one options
+ * object, with no HTTP edge. Upstreams are fake providers on 127.0.0.1.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Gateway, Principal, RequestContext } from "@switchyard/core"
+import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
+import { Pipeline } from "@switchyard/gateway"
+import { Effect, Redacted } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const service = Principal.make({ keyId: "billing-service", workspaceId: "default", scopes: ["completions"] })
+
+const chatThrough = (config: unknown) =>
+  Effect.gen(function*() {
+    const gateway = yield* Gateway.Gateway
+    const context = yield* RequestContext.inProcess({
+      principal: service,
+      headers: { "x-gateway-config": JSON.stringify(config) }
+    })
+    return yield* gateway.handle({
+      endpoint: "chat.completions",
+      body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] },
+      context
+    })
+  })
+
+const embedded = () =>
+  Pipeline.layer({
+    dataDir: mkdtempSync(join(tmpdir(), "switchyard-pipeline-")),
+    adminKey: Redacted.make("pipeline-test-admin"),
+    announceAdminKey: () => Effect.void
+  })
+
+describe("Pipeline.layer", () => {
+  it.live("runs a chat completion in process through retry, fallback and a circuit breaker", () =>
+    Effect.gen(function*() {
+      const down = yield* Effect.promise(() => FakeOpenAI.start())
+      const up = yield* Effect.promise(() => FakeOpenAI.start())
+      yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([down.close(), up.close()])))
+      down.setDefault(Behaviour.json(503, { error: { message: "overloaded" } }))
+      const config = {
+        strategy: { mode: "fallback" },
+        retry: { attempts: 1 },
+        cb_config: { failure_threshold: 2, cooldown_interval: 60_000 },
+        targets: [
+          { provider: "openai", api_key: "sk-down", custom_host: down.baseUrl },
+          { provider: "openai", api_key: "sk-up", custom_host: up.baseUrl }
+        ]
+      }
+      const first = yield* chatThrough(config)
+      assert.strictEqual(first.status, 200)
+      assert.strictEqual(first.headers["x-gateway-last-used-option-index"], "config.targets[1]")
+      // one try and one retry on the first target, whose circuit has now opened
+      assert.strictEqual(down.requests.length, 2)
+      const second = yield* chatThrough(config)
+      assert.strictEqual(second.headers["x-gateway-last-used-option-index"], "config.targets[1]")
+      assert.strictEqual(down.requests.length, 2)
+      assert.strictEqual(up.requests.length, 2)
+    }).pipe(Effect.provide(embedded()), Effect.scoped))
+})
