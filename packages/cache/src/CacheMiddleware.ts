@@ -187,9 +187,8 @@ export const make = (runtime: Runtime, settings: Settings): Dispatch.Middleware 
           }
           if (response._tag === "Json") {
             return Effect.gen(function*() {
-              const body = response.raw === undefined
-                ? JSON.stringify(response.body())
-                : textDecoder.decode(response.raw)
+              const text = response.text()
+              const body = typeof text === "string" ? text : textDecoder.decode(text)
               yield* done(yield* save(key, body, semantic))
               return GatewayResponse.withHeaders(response, headers)
             })

@@ -9,17 +9,45 @@ import type { JsonObject } from "./GatewayRequest.ts"
 /** Response headers the gateway adds (`x-gateway-provider`, …); lower-case names. */
 export type ResponseHeaders = Readonly<Record<string, string>>
 
-export interface JsonResponse {
-  readonly _tag: "Json"
+/**
+ * A complete JSON answer. It may keep the provider's own bytes, which the edge then writes as they
+ * are; the only way to another body is {@link JsonResponse.withBody}, which lets them go, so stale
+ * bytes can never be written for a changed body. (The private field makes a copied object literal
+ * no JsonResponse: `{ ...response, body }` does not typecheck.)
+ */
+export class JsonResponse {
+  readonly _tag = "Json"
   readonly status: number
   readonly headers: ResponseHeaders
-  /** The answer as a value; the edge serialises it unless `raw` holds the same bytes. */
-  readonly body: () => unknown
-  /**
-   * The provider's bytes, when the body was not changed on the way: the edge then writes them
-   * as they are instead of serialising again.
-   */
-  readonly raw: Uint8Array | undefined
+  readonly #value: unknown
+  readonly #raw: Uint8Array | undefined
+
+  constructor(status: number, headers: ResponseHeaders, value: unknown, raw: Uint8Array | undefined) {
+    this.status = status
+    this.headers = headers
+    this.#value = value
+    this.#raw = raw
+  }
+
+  /** The answer as a value. */
+  body(): unknown {
+    return this.#value
+  }
+
+  /** The answer as the edge writes it: the provider's own bytes while the body is theirs. */
+  text(): Uint8Array | string {
+    return this.#raw ?? JSON.stringify(this.#value)
+  }
+
+  /** The same answer with another body (the provider's bytes are let go). */
+  withBody(value: unknown): JsonResponse {
+    return new JsonResponse(this.status, this.headers, value, undefined)
+  }
+
+  /** The same answer with more headers (later ones win). */
+  withHeaders(headers: ResponseHeaders): JsonResponse {
+    return new JsonResponse(this.status, { ...this.headers, ...headers }, this.#value, this.#raw)
+  }
 }
 
 export interface StreamResponse {
@@ -36,13 +64,7 @@ export type GatewayResponse = JsonResponse | StreamResponse
 export const json = (
   body: unknown,
   options?: { readonly status?: number; readonly headers?: ResponseHeaders }
-): JsonResponse => ({
-  _tag: "Json",
-  status: options?.status ?? 200,
-  headers: options?.headers ?? {},
-  body: () => body,
-  raw: undefined
-})
+): JsonResponse => new JsonResponse(options?.status ?? 200, options?.headers ?? {}, body, undefined)
 
 /**
  * A JSON answer that keeps the provider's bytes, so the edge writes them as they are; undefined
@@ -60,13 +82,7 @@ export const fromJsonBytes = (
   } catch {
     return undefined
   }
-  return {
-    _tag: "Json",
-    status: options?.status ?? 200,
-    headers: options?.headers ?? {},
-    body: () => value,
-    raw
-  }
+  return new JsonResponse(options?.status ?? 200, options?.headers ?? {}, value, raw)
 }
 
 /** A stream answer. */
@@ -76,9 +92,13 @@ export const stream = (
 ): StreamResponse => ({ _tag: "Stream", status: 200, headers: options?.headers ?? {}, chunks })
 
 /** The same answer with more headers (later ones win). */
-export const withHeaders = <R extends GatewayResponse>(response: R, headers: ResponseHeaders): R => ({
-  ...response,
-  headers: { ...response.headers, ...headers }
-})
+export function withHeaders(response: JsonResponse, headers: ResponseHeaders): JsonResponse
+export function withHeaders(response: StreamResponse, headers: ResponseHeaders): StreamResponse
+export function withHeaders(response: GatewayResponse, headers: ResponseHeaders): GatewayResponse
+export function withHeaders(response: GatewayResponse, headers: ResponseHeaders): GatewayResponse {
+  return response._tag === "Json"
+    ? response.withHeaders(headers)
+    : { ...response, headers: { ...response.headers, ...headers } }
+}
 
 const textDecoder = new TextDecoder()

@@ -104,7 +104,7 @@ const canHoldBack = (hooks: ReadonlyArray<Hook>): boolean =>
 /** The JSON answer with `hook_results` added; its bytes are no longer the provider's. */
 const withResults = (response: GatewayResponse.JsonResponse, body: unknown, results: HookResults) =>
   GatewayRequest.isJsonObject(body)
-    ? { ...response, body: () => ({ ...body, hook_results: results }), raw: undefined }
+    ? response.withBody({ ...body, hook_results: results })
     : response
 
 const guarded = (runtime: Runtime, plan: Plan) => (next: Dispatch.Dispatch): GuardedDispatch => (request) =>

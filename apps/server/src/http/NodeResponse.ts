@@ -70,7 +70,7 @@ export const write = (
 ): Effect.Effect<void> => {
   const headers: Record<string, string | number> = { ...answer.headers, [TRACE_HEADER]: traceId }
   if (answer._tag === "Json") {
-    return Effect.sync(() => writeJson(response, answer.status, headers, answer.raw ?? JSON.stringify(answer.body())))
+    return Effect.sync(() => writeJson(response, answer.status, headers, answer.text()))
   }
   response.writeHead(answer.status, {
     ...headers,

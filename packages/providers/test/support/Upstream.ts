@@ -57,6 +57,9 @@ export const chunksOf = (
 
 const textDecoder = new TextDecoder()
 
-/** The provider's bytes kept by a JSON answer, as text. */
-export const rawText = (response: GatewayResponse.GatewayResponse): string | undefined =>
-  response._tag === "Json" && response.raw !== undefined ? textDecoder.decode(response.raw) : undefined
+/** The provider's bytes kept by a JSON answer, as text: undefined when the edge would serialise a value. */
+export const rawText = (response: GatewayResponse.GatewayResponse): string | undefined => {
+  if (response._tag !== "Json") return undefined
+  const text = response.text()
+  return typeof text === "string" ? undefined : textDecoder.decode(text)
+}
