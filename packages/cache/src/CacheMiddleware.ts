@@ -12,7 +12,6 @@ import {
   type ProviderTarget,
   Stage
 } from "@switchyard/core"
-import { CacheConfig } from "@switchyard/protocol"
 import { Clock, Deferred, Effect, Exit, type Layer, Option, Schema, Stream } from "effect"
 import * as CacheKey from "./CacheKey.ts"
 import { CacheStore } from "./CacheStore.ts"
@@ -292,23 +291,13 @@ const serve = (
   return GatewayResponse.stream(Stream.fromIterable(toChunks(body, { includeUsage })), { headers })
 }
 
-/** The target's `cache`, decoded; a target object carries every field of its config node. */
-export const settingsOf = (
-  target: ProviderTarget.ProviderTarget,
-  path: string
-): Effect.Effect<Settings | undefined, GatewayError.InvalidRequest> => {
-  const raw: unknown = "cache" in target ? target.cache : undefined
-  if (raw === undefined) return Effect.succeed(undefined)
-  const param = `${path}.cache`
-  return Schema.decodeUnknownEffect(CacheConfig.CacheConfig)(raw).pipe(
-    Effect.mapError((error) => new GatewayError.InvalidRequest({ message: `${param}: ${error.message}`, param })),
-    Effect.map((config) => ({
-      mode: config.mode,
-      maxAge: config.max_age ?? DEFAULT_MAX_AGE,
-      target: CacheKey.targetId(target)
-    }))
-  )
-}
+/** The target's `cache` (decoded with its config), with the defaults filled in. */
+export const settingsOf = (target: ProviderTarget.ProviderTarget): Settings | undefined =>
+  target.cache === undefined ? undefined : {
+    mode: target.cache.mode,
+    maxAge: target.cache.max_age ?? DEFAULT_MAX_AGE,
+    target: CacheKey.targetId(target)
+  }
 
 const identity: Dispatch.Middleware = (next) => next
 
@@ -326,8 +315,10 @@ export const factoryWith = (
 ): Effect.Effect<Stage.StageFactory, never, CacheStore | Embedder> =>
   Effect.map(
     runtime(options),
-    (shared) => (target, path) =>
-      Effect.map(settingsOf(target, path), (settings) => settings === undefined ? identity : make(shared, settings))
+    (shared) => (target) => {
+      const settings = settingsOf(target)
+      return Effect.succeed(settings === undefined ? identity : make(shared, settings))
+    }
   )
 
 /** {@link factoryWith} with the defaults (threshold 0.95). */

@@ -7,11 +7,10 @@
  * It belongs between retry (outside, so every attempt counts) and the request timeout (inside,
  * so a timed-out attempt counts as a failure).
  */
-import { type Dispatch, type GatewayResponse, type ProviderTarget, Stage } from "@switchyard/core"
-import { GatewayError } from "@switchyard/core"
-import { CircuitBreakerConfig } from "@switchyard/protocol"
+import { type Dispatch, GatewayError, type GatewayResponse, Stage } from "@switchyard/core"
+import type { CircuitBreakerConfig } from "@switchyard/protocol"
 import { RedisConnection } from "@switchyard/redis"
-import { Cause, Config, Duration, Effect, Exit, Layer, Option, type Redacted, Schema, Scope } from "effect"
+import { Cause, Config, Duration, Effect, Exit, Layer, Option, type Redacted, Scope } from "effect"
 import { CircuitBreaker, type Redis } from "effect/persistence"
 import * as CircuitKey from "./CircuitKey.ts"
 import * as FailOpenCircuitStore from "./internal/FailOpenCircuitStore.ts"
@@ -81,49 +80,27 @@ const rejection = (provider: string, error: CircuitBreaker.CircuitBreakerError):
 export const factory: Effect.Effect<Stage.StageFactory, never, CircuitBreaker.CircuitBreakerStore> = Effect.gen(
   function*() {
     const store = yield* CircuitBreaker.CircuitBreakerStore
-    return (target, path) =>
-      Effect.flatMap(settingsOf(target, path), (settings) => {
-        if (settings === undefined) return Effect.succeed(identity)
-        return Effect.map(
-          CircuitBreaker.make({
-            tripPolicy: CircuitBreaker.consecutive(settings.failure_threshold),
-            openDuration: Duration.millis(settings.cooldown_interval)
-          }).pipe(
-            Effect.provideService(CircuitBreaker.CircuitBreakerStore, store),
-            // the breaker's scope only ends its `transitions` stream: it lives as long as the
-            // compiled target holding it, and is collected with it
-            Effect.provideService(Scope.Scope, Scope.makeUnsafe())
-          ),
-          (breaker) => make(breaker, { key: CircuitKey.of(target), provider: target.provider, settings })
-        )
-      })
+    return (target) => {
+      // decoded with its config: the stage reads it as it is
+      const settings = target.cb_config
+      if (settings === undefined) return Effect.succeed(identity)
+      return Effect.map(
+        CircuitBreaker.make({
+          tripPolicy: CircuitBreaker.consecutive(settings.failure_threshold),
+          openDuration: Duration.millis(settings.cooldown_interval)
+        }).pipe(
+          Effect.provideService(CircuitBreaker.CircuitBreakerStore, store),
+          // the breaker's scope only ends its `transitions` stream: it lives as long as the
+          // compiled target holding it, and is collected with it
+          Effect.provideService(Scope.Scope, Scope.makeUnsafe())
+        ),
+        (breaker) => make(breaker, { key: CircuitKey.of(target), provider: target.provider, settings })
+      )
+    }
   }
 )
 
 const identity: Dispatch.Middleware = (next) => next
-
-/** The target's `cb_config`, decoded; a target object carries every field of its config node. */
-const settingsOf = (
-  target: ProviderTarget.ProviderTarget,
-  path: string
-): Effect.Effect<Settings | undefined, GatewayError.InvalidRequest> => {
-  const raw: unknown = "cb_config" in target ? target.cb_config : undefined
-  if (raw === undefined) return Effect.succeed(undefined)
-  const param = `${path}.cb_config`
-  return Schema.decodeUnknownEffect(CircuitBreakerConfig.CircuitBreakerConfig)(raw).pipe(
-    Effect.mapError((error) => new GatewayError.InvalidRequest({ message: `${param}: ${error.message}`, param })),
-    Effect.flatMap((settings) =>
-      Number.isSafeInteger(settings.failure_threshold)
-        ? Effect.succeed(settings)
-        : Effect.fail(
-          new GatewayError.InvalidRequest({
-            message: `${param}.failure_threshold: must be an integer (got ${settings.failure_threshold})`,
-            param: `${param}.failure_threshold`
-          })
-        )
-    )
-  )
-}
 
 /**
  * Adds the circuit breaker to the pipeline (phase `circuit-breaker`, inside retry: every attempt

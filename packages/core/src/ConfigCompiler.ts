@@ -3,7 +3,7 @@
  * distinct content, not per request.
  */
 import { Context, Effect, Layer } from "effect"
-import { type ConfigNode, inherit } from "./ConfigNode.ts"
+import { type ConfigNode, inherit, type StrategyNode } from "./ConfigNode.ts"
 import { compose, type Dispatch } from "./Dispatch.ts"
 import { InvalidRequest, withGatewayHeaders } from "./GatewayError.ts"
 import { withBody } from "./GatewayRequest.ts"
@@ -39,9 +39,12 @@ const compileNode = (
   const node = inherit(parent, own)
   if (own.strategy === undefined && own.targets === undefined) return compileLeaf(node, path)
   // a node's own on_status_codes is its fallback's, unless the strategy names its own
-  const strategy = own.strategy === undefined
-    ? { mode: "single" as const }
-    : { ...own.strategy, on_status_codes: own.strategy.on_status_codes ?? own.on_status_codes }
+  const onStatusCodes = own.strategy?.on_status_codes ?? own.on_status_codes
+  const strategy: StrategyNode = own.strategy === undefined
+    ? { mode: "single" }
+    : onStatusCodes === undefined
+    ? own.strategy
+    : { ...own.strategy, on_status_codes: onStatusCodes }
   const targets = own.targets ?? []
   return Effect.gen(function*() {
     const compiled: Array<CompiledTarget> = []

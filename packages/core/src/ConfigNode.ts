@@ -1,25 +1,20 @@
 /**
- * The config object as the compiler reads it: a tree whose leaves are provider targets. The
- * protocol's decoded `GatewayConfig` is one of these; the compiler needs only this much of it.
+ * The config object as the compiler reads it: the protocol's decoded `GatewayConfig`, a tree
+ * whose leaves are provider targets. Every field is already decoded and typed, so the stages read
+ * their settings (`retry`, `cache`, `cb_config`, hooks) from it as they are, without decoding
+ * them again.
  */
-import type { JsonObject } from "./GatewayRequest.ts"
-import type { ProviderTarget } from "./ProviderTarget.ts"
+import type { GatewayConfig } from "@switchyard/protocol"
 
-export interface StrategyNode {
-  readonly mode: "single" | "loadbalance" | "fallback" | "conditional"
-  readonly conditions?: ReadonlyArray<{ readonly query: JsonObject; readonly then: string }> | undefined
-  readonly default?: string | undefined
-  readonly on_status_codes?: ReadonlyArray<number> | undefined
-}
+/** Every member optional, `undefined` included: a node built in code may leave a member unset. */
+export type Loose<T> = { readonly [K in keyof T]?: T[K] | undefined }
 
-export interface ConfigNode extends Omit<ProviderTarget, "provider"> {
-  readonly provider?: string | undefined
-  readonly strategy?: StrategyNode | undefined
+/** A config node: the decoded config's members, typed as the protocol decodes them. */
+export interface ConfigNode extends Loose<Omit<GatewayConfig.GatewayConfig, "targets">> {
   readonly targets?: ReadonlyArray<ConfigNode> | undefined
-  readonly name?: string | undefined
-  readonly weight?: number | undefined
-  readonly on_status_codes?: ReadonlyArray<number> | undefined
 }
+
+export type StrategyNode = NonNullable<ConfigNode["strategy"]>
 
 /** Fields a target never takes from its ancestors. */
 const NOT_INHERITED = new Set(["strategy", "targets", "weight", "name", "on_status_codes"])

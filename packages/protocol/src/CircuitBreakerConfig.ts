@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { isAtLeast, StatusCode } from "./internal/Checks.ts"
+import { IntAtLeast, isAtLeast, StatusCode } from "./internal/Checks.ts"
 import { closedStruct } from "./internal/Structs.ts"
 
 /**
@@ -19,7 +19,7 @@ import { closedStruct } from "./internal/Structs.ts"
  * @since 0.1.0
  */
 export const CircuitBreakerConfig = closedStruct({
-  failure_threshold: Schema.Number.check(isAtLeast(1)),
+  failure_threshold: IntAtLeast(1),
   // Milliseconds.
   cooldown_interval: Schema.Number.check(isAtLeast(30000)),
   failure_status_codes: Schema.optionalKey(Schema.Array(StatusCode))

@@ -131,13 +131,19 @@ describe("GatewayConfig", () => {
       rejects(decode, { retry: { attempts: -1 } }, "config.retry.attempts", "must be between 0 and 5 (got -1)")
       rejects(decode, { retry: { attempts: 1.5 } }, "config.retry.attempts", "must be an integer")
     })
-    it("accepts failure_threshold 1 and rejects 0.99", () => {
+    it("accepts failure_threshold 1 and rejects 0 and a fraction", () => {
       accepts(decode, { ...vk, cb_config: { failure_threshold: 1, cooldown_interval: 30000 } })
       rejects(
         decode,
-        { ...vk, cb_config: { failure_threshold: 0.99, cooldown_interval: 30000 } },
+        { ...vk, cb_config: { failure_threshold: 0, cooldown_interval: 30000 } },
         "config.cb_config.failure_threshold",
-        "must be at least 1 (got 0.99)"
+        "must be at least 1 (got 0)"
+      )
+      rejects(
+        decode,
+        { ...vk, cb_config: { failure_threshold: 1.5, cooldown_interval: 30000 } },
+        "config.cb_config.failure_threshold",
+        "must be an integer (got 1.5)"
       )
     })
     it("accepts cooldown_interval 30000 and rejects 29999", () => {

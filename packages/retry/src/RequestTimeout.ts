@@ -26,21 +26,11 @@ const unbounded: Dispatch.Middleware = (next) => next
 
 /**
  * The per-target factory: a leaf with a `request_timeout` gets {@link middleware}; a leaf without
- * one is left as it is.
+ * one is left as it is. The value was checked once, where the config (or the
+ * `x-gateway-request-timeout` header) was decoded.
  */
-export const factory: Stage.StageFactory = (target, path) => {
-  const timeoutMs = target.request_timeout
-  if (timeoutMs === undefined) return Effect.succeed(unbounded)
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
-    return Effect.fail(
-      new GatewayError.InvalidRequest({
-        message: `${path}.request_timeout: must be a whole number of milliseconds >= 1 (got ${timeoutMs})`,
-        param: `${path}.request_timeout`
-      })
-    )
-  }
-  return Effect.succeed(middleware(target.provider, timeoutMs))
-}
+export const factory: Stage.StageFactory = (target) =>
+  Effect.succeed(target.request_timeout === undefined ? unbounded : middleware(target.provider, target.request_timeout))
 
 /** Adds the request timeout to the pipeline (phase `timeout`, innermost: it bounds one attempt). */
 export const stage: Layer.Layer<never, Stage.StageConflict, Stage.Stages> = Stage.layer(

@@ -11,9 +11,9 @@
  *
  * The answer, and the final failure, carry `x-gateway-retry-attempt-count`: the retries made.
  */
-import { type Dispatch, GatewayError, GatewayResponse, type ProviderTarget, Stage } from "@switchyard/core"
-import { InvalidInput, RetryConfig } from "@switchyard/protocol"
-import { Clock, Duration, Effect, type Layer, Random, Result, Schedule, Schema } from "effect"
+import { type Dispatch, GatewayError, GatewayResponse, Stage } from "@switchyard/core"
+import type { RetryConfig } from "@switchyard/protocol"
+import { Clock, Duration, Effect, type Layer, Random, Schedule } from "effect"
 import { requestedWait } from "./internal/RetryAfter.ts"
 
 /** Response header: how many retries were made for the answer returned. */
@@ -119,23 +119,9 @@ export const middleware = (
     })
 }
 
-// A target is typed without `retry`, but a decoded config keeps it: read it with its schema.
-const TargetRetry = Schema.Struct({ retry: Schema.optionalKey(RetryConfig.RetryConfig) })
-
-/** The `retry` a target inherited, checked; undefined when it has none. */
-export const configOf = (
-  target: ProviderTarget.ProviderTarget,
-  path: string
-): Effect.Effect<RetryConfig.RetryConfig | undefined, GatewayError.InvalidRequest> => {
-  const decoded = InvalidInput.decodeInputResult(TargetRetry, { root: path })(target)
-  return Result.isSuccess(decoded)
-    ? Effect.succeed(decoded.success.retry)
-    : Effect.fail(new GatewayError.InvalidRequest({ message: decoded.failure.message, param: decoded.failure.param }))
-}
-
-/** A {@link Stage.StageFactory} with the given backoff. */
-export const factoryWith = (backoff: Backoff): Stage.StageFactory => (target, path) =>
-  Effect.map(configOf(target, path), (config) => middleware(config ?? { attempts: 0 }, backoff))
+/** A {@link Stage.StageFactory} with the given backoff; the leaf's `retry` was decoded with its config. */
+export const factoryWith = (backoff: Backoff): Stage.StageFactory => (target) =>
+  Effect.succeed(middleware(target.retry ?? { attempts: 0 }, backoff))
 
 /**
  * The per-target factory: each leaf retries by the `retry` it inherited; a leaf without one

@@ -55,7 +55,7 @@ export const SECRET = "sk-live-very-secret-0123456789"
 
 /** A target with a circuit breaker config, as the compiler hands it to middleware factories. */
 export const target = (
-  cbConfig: unknown = { failure_threshold: 3, cooldown_interval: 30_000 },
+  cbConfig: ProviderTarget.ProviderTarget["cb_config"] = { failure_threshold: 3, cooldown_interval: 30_000 },
   fields: Partial<ProviderTarget.ProviderTarget> = {}
 ): ProviderTarget.ProviderTarget => {
   const withConfig = { provider: "openai", api_key: SECRET, ...fields, cb_config: cbConfig }

@@ -5,7 +5,7 @@
  * workspace).
  */
 import { GatewayError, type ProviderTarget } from "@switchyard/core"
-import { Guardrails, Hooks, InvalidInput } from "@switchyard/protocol"
+import { Guardrails, Hooks } from "@switchyard/protocol"
 import { Effect, Result, Schema } from "effect"
 import type * as Check from "../Check.ts"
 import { qualify } from "../Check.ts"
@@ -53,14 +53,6 @@ export interface StoredGuardrail {
 }
 
 export type Registry = ReadonlyMap<string, Check.Check>
-
-// A target is typed without these fields, but a decoded config keeps them: read them with their schemas.
-const TargetHooks = Schema.Struct({
-  before_request_hooks: Schema.optionalKey(Schema.Array(Hooks.BeforeRequestHook)),
-  after_request_hooks: Schema.optionalKey(Schema.Array(Hooks.AfterRequestHook)),
-  input_guardrails: Schema.optionalKey(Schema.Array(Guardrails.InputGuardrail)),
-  output_guardrails: Schema.optionalKey(Schema.Array(Guardrails.OutputGuardrail))
-})
 
 const invalid = (message: string, param: string) => new GatewayError.InvalidRequest({ message, param })
 
@@ -179,17 +171,16 @@ const longHook = (registry: Registry, hook: LongHook, path: string): Result.Resu
     })
   )
 
-const decodeTarget = (path: string) => InvalidInput.decodeInputResult(TargetHooks, { root: path })
-
-/** Reads a target's hooks and guardrails; unknown checks and bad parameters are 400s. */
+/**
+ * Reads a target's hooks and guardrails (decoded with its config); unknown checks and bad check
+ * parameters are 400s.
+ */
 export const planOf = (
   registry: Registry,
   target: ProviderTarget.ProviderTarget,
   path: string
 ): Effect.Effect<Plan, GatewayError.InvalidRequest> => {
-  const decoded = decodeTarget(path)(target)
-  if (Result.isFailure(decoded)) return Effect.fail(invalid(decoded.failure.message, decoded.failure.param ?? path))
-  const config = decoded.success
+  const config = target
   const items = (
     hooks: ReadonlyArray<LongHook>,
     guardrails: ReadonlyArray<Guardrails.InputGuardrail | Guardrails.OutputGuardrail>,
