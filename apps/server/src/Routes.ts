@@ -1,15 +1,15 @@
 /**
  * The whole route table, top to bottom, with the scope each route needs (extensions.md,
  * "Authentication and scopes"). The inference routes are the hot path and run on node:http
- * directly (NodeEdge); the rest go through Effect's HttpRouter.
+ * directly (NodeEdge); the rest go through Effect's HttpRouter. Both follow the same edge rules
+ * (http/Edge.ts): authentication, scopes, body limits, the error envelope and the trace id.
  */
 import type { ApiKeys, Authenticator } from "@switchyard/auth"
-import { type Endpoint, type Gateway, GatewayError, type Principal } from "@switchyard/core"
+import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Effect, type Layer } from "effect"
-import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
-import { fromGatewayError } from "./http/ErrorResponse.ts"
+import { HttpRouter, type HttpServerResponse } from "effect/http"
 import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
 import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
@@ -107,19 +107,11 @@ export const routerRoutes: Layer.Layer<
   .use((router) =>
     Effect.gen(function*() {
       for (const route of table) {
-        if ("public" in route) yield* router.add(route.method, route.path, route.public)
+        if ("public" in route) yield* router.add(route.method, route.path, ManagementRoute.open(route.public))
         if ("handler" in route) {
           yield* router.add(route.method, route.path, yield* ManagementRoute.route(route.scope, route.handler))
         }
       }
-      yield* router.add("*", "*", notFound)
+      yield* router.add("*", "*", ManagementRoute.notFound)
     })
-  )
-
-const notFound = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.succeed(
-    fromGatewayError(
-      new GatewayError.NotFound({ message: `no route for ${request.method} ${request.url}` }),
-      request.headers
-    )
   )

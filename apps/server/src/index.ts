@@ -1,3 +1,4 @@
+export * as Edge from "./http/Edge.ts"
 export * as NodeBody from "./http/NodeBody.ts"
 export * as NodeEdge from "./http/NodeEdge.ts"
 export * as Routes from "./Routes.ts"

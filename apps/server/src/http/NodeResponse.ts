@@ -1,49 +1,19 @@
 /**
- * Writes a gateway answer or error straight to node:http: JSON bytes as they are, streams as
- * server-sent events with backpressure.
+ * The hot path's writer: a gateway answer straight to node:http (JSON bytes as they are, streams
+ * as server-sent events with backpressure), and whatever failed as Edge.failureOf answers it.
  */
 import { GatewayError, type GatewayResponse } from "@switchyard/core"
-import { Cause, Effect, Option, Stream } from "effect"
+import { Cause, Effect, Stream } from "effect"
 import type { ServerResponse } from "node:http"
+import * as Edge from "./Edge.ts"
 import * as SseBody from "./SseBody.ts"
-import * as UnexpectedFailure from "./UnexpectedFailure.ts"
 
-export const TRACE_HEADER = "x-gateway-trace-id"
-
-/** Writes a JSON body; `headers` is the caller's own object and gains the content headers. */
-export const writeJson = (
-  response: ServerResponse,
-  status: number,
-  headers: Record<string, string | number>,
-  body: Uint8Array | string
-): void => {
-  headers["content-type"] = "application/json"
-  headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength
-  response.writeHead(status, headers)
-  response.end(body)
-}
-
-export const writeError = (response: ServerResponse, error: GatewayError.GatewayError, traceId: string): void => {
-  const { body, headers, status } = GatewayError.toHttp(error)
-  const answer: Record<string, string | number> = { ...headers, [TRACE_HEADER]: traceId }
-  // a client too slow to send its body loses the connection, which it would otherwise keep
-  if (error instanceof GatewayError.ClientTimeout) answer.connection = "close"
-  writeJson(response, status, answer, JSON.stringify(body))
-}
-
-/**
- * Answers however the handler failed: its typed error in the envelope; a defect as a 500 (logged
- * with its cause by UnexpectedFailure), so that no request is left without an answer.
- */
+/** Answers however the handler failed (see Edge.failureOf), before or during a stream. */
 export const writeCause = (
   response: ServerResponse,
   cause: Cause.Cause<GatewayError.GatewayError>,
   traceId: string
-): Effect.Effect<void> => {
-  const error = Cause.findErrorOption(cause)
-  if (Option.isSome(error)) return Effect.sync(() => answerOrCut(response, error.value, traceId))
-  return Effect.map(UnexpectedFailure.report(cause, traceId), (internal) => answerOrCut(response, internal, traceId))
-}
+): Effect.Effect<void> => Effect.map(Edge.failureOf(cause, traceId), (failure) => answerOrCut(response, failure))
 
 const stopped = new GatewayError.Unavailable({
   message: "the gateway is shutting down and stopped before this answer was complete"
@@ -54,13 +24,13 @@ const stopped = new GatewayError.Unavailable({
  * the end of its grace period, when the client still learns the answer is incomplete.
  */
 export const writeInterrupted = (response: ServerResponse, traceId: string): void => {
-  if (!response.destroyed && !response.writableEnded) answerOrCut(response, stopped, traceId)
+  if (!response.destroyed && !response.writableEnded) answerOrCut(response, Edge.answerOf(stopped, traceId))
 }
 
-/** Before the status line: the error's own answer; during a stream: a last error event, no `[DONE]`. */
-const answerOrCut = (response: ServerResponse, error: GatewayError.GatewayError, traceId: string): void => {
-  if (!response.headersSent) return writeError(response, error, traceId)
-  if (!response.writableEnded) response.end(SseBody.errorEvent(error))
+/** Before the status line: the failure's own answer; during a stream: a last error event, no `[DONE]`. */
+const answerOrCut = (response: ServerResponse, failure: Edge.Failure): void => {
+  if (!response.headersSent) return Edge.writeNode(response, failure)
+  if (!response.writableEnded) response.end(SseBody.failureEvent(failure))
 }
 
 export const write = (
@@ -68,9 +38,9 @@ export const write = (
   answer: GatewayResponse.GatewayResponse,
   traceId: string
 ): Effect.Effect<void> => {
-  const headers: Record<string, string | number> = { ...answer.headers, [TRACE_HEADER]: traceId }
+  const headers: Record<string, string | number> = { ...answer.headers, [Edge.TRACE_HEADER]: traceId }
   if (answer._tag === "Json") {
-    return Effect.sync(() => writeJson(response, answer.status, headers, answer.text()))
+    return Effect.sync(() => Edge.writeJson(response, answer.status, headers, answer.text()))
   }
   response.writeHead(answer.status, {
     ...headers,

@@ -1,19 +1,18 @@
 /**
  * A stream of chunks as `text/event-stream` bytes: `data: <json>` per chunk, then `data: [DONE]`.
  * A failure after the first byte cannot change the status any more, so it becomes a last
- * `data: {"error": …}` event and the stream ends without `[DONE]`; a defect too (as a 500
- * envelope, logged with its cause), so a stream never ends silently.
+ * `data: {"error": …}` event (the envelope Edge.failureOf answers, a defect logged there) and the
+ * stream ends without `[DONE]`, never silently.
  */
-import { GatewayError, type GatewayRequest } from "@switchyard/core"
-import { Cause, Effect, Option, Stream } from "effect"
-import * as UnexpectedFailure from "./UnexpectedFailure.ts"
+import type { GatewayError, GatewayRequest } from "@switchyard/core"
+import { Effect, Stream } from "effect"
+import * as Edge from "./Edge.ts"
 
 const encoder = new TextEncoder()
 const DONE = encoder.encode("data: [DONE]\n\n")
 
-/** The last event of a stream that ends with `error`. */
-export const errorEvent = (error: GatewayError.GatewayError): Uint8Array =>
-  encoder.encode(`data: ${JSON.stringify(GatewayError.toHttp(error).body)}\n\n`)
+/** The last event of a stream that ends with `failure`. */
+export const failureEvent = (failure: Edge.Failure): Uint8Array => encoder.encode(`data: ${failure.body}\n\n`)
 
 export const encode = (
   chunks: Stream.Stream<GatewayRequest.JsonObject, GatewayError.GatewayError>,
@@ -22,11 +21,6 @@ export const encode = (
   chunks.pipe(
     Stream.map((chunk) => encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`)),
     Stream.concat(Stream.succeed(DONE)),
-    Stream.catchCause((cause) => {
-      const error = Cause.findErrorOption(cause)
-      if (Option.isSome(error)) return Stream.succeed(errorEvent(error.value))
-      // interrupted (the client left, or the server is stopping): the edge ends the response
-      if (Cause.hasInterruptsOnly(cause)) return Stream.fromEffect(Effect.interrupt)
-      return Stream.fromEffect(Effect.map(UnexpectedFailure.report(cause, traceId), errorEvent))
-    })
+    // an interruption (the client left, or the server is stopping) stays one: the edge ends the response
+    Stream.catchCause((cause) => Stream.fromEffect(Effect.map(Edge.failureOf(cause, traceId), failureEvent)))
   )

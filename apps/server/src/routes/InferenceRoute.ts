@@ -1,12 +1,14 @@
 /**
  * POST /v1/chat/completions, /v1/completions, /v1/embeddings: the hot path. It runs on node:http
- * directly (see NodeEdge): authenticate, read the body, run the gateway pipeline, write its
- * answer as JSON bytes or as server-sent events.
+ * directly (see NodeEdge) under the same edge rules as every other route (Edge): admit the
+ * caller, read the body, run the gateway pipeline, write its answer as JSON bytes or as
+ * server-sent events, or the failure in the envelope.
  */
-import { Authenticator } from "@switchyard/auth"
-import { type Endpoint, Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
+import type { Authenticator } from "@switchyard/auth"
+import { type Endpoint, Gateway, type Principal, RequestContext } from "@switchyard/core"
 import { Effect } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import type { IncomingMessage } from "node:http"
+import * as Edge from "../http/Edge.ts"
 import { type BodyLimits, readJsonObject } from "../http/NodeBody.ts"
 import type { NodeHandler } from "../http/NodeEdge.ts"
 import * as NodeResponse from "../http/NodeResponse.ts"
@@ -16,18 +18,19 @@ export interface InferenceRouteOptions {
 }
 
 /** The handler of one inference endpoint, with its services taken once at build time. */
-export const make = (endpoint: Endpoint.Endpoint, scope: Principal.Scope, options: InferenceRouteOptions) =>
+export const make = (
+  endpoint: Endpoint.Endpoint,
+  scope: Principal.Scope,
+  options: InferenceRouteOptions
+): Effect.Effect<NodeHandler, never, Authenticator.Authenticator | Gateway.Gateway> =>
   Effect.gen(function*() {
-    const authenticator = yield* Authenticator.Authenticator
+    const admit = yield* Edge.admission(scope)
     const gateway = yield* Gateway.Gateway
-    const handle = (request: IncomingMessage, response: ServerResponse) => {
+    const handle: NodeHandler = (request, response) => {
       const headers = headerRecord(request)
       const traceId = RequestContext.traceIdOf(headers)
       return Effect.gen(function*() {
-        const principal = yield* authenticator.authenticate(headers[RequestContext.Headers.apiKey])
-        if (!Principal.hasScope(principal, scope)) {
-          return yield* new GatewayError.Forbidden({ message: `this key lacks the scope "${scope}"` })
-        }
+        const principal = yield* admit(headers)
         const body = yield* readJsonObject(request, options.body)
         const context = yield* RequestContext.make({ traceId, headers, principal, receivedAt: Date.now() })
         const answer = yield* gateway.handle({ endpoint, body, context })
@@ -37,11 +40,10 @@ export const make = (endpoint: Endpoint.Endpoint, scope: Principal.Scope, option
         Effect.onInterrupt(() => Effect.sync(() => NodeResponse.writeInterrupted(response, traceId)))
       )
     }
-    const handler: NodeHandler = handle
-    return handler
+    return handle
   })
 
-/** node:http gives repeated headers as arrays (only a few, such as set-cookie); join them. */
+/** node:http gives repeated headers as arrays (only a few, such as set-cookie); join them as the router does. */
 const headerRecord = (request: IncomingMessage): Readonly<Record<string, string>> => {
   const raw = request.headers
   const headers: Record<string, string> = {}

@@ -1,16 +1,16 @@
 /**
- * The shape every non-inference route shares: authenticate, check the route's scope, decode the
- * body with its schema, run the handler, answer JSON; every failure in the error envelope.
+ * The shape every non-inference route shares, on Effect's HttpRouter under the same edge rules
+ * as the hot path (Edge): admit the caller, decode the body with its schema, run the handler,
+ * answer JSON with the trace id; every failure as Edge.failureOf answers it.
  */
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Authenticator } from "@switchyard/auth"
-import { GatewayError, Principal, RequestContext } from "@switchyard/core"
+import type { Authenticator } from "@switchyard/auth"
+import { GatewayError, type Principal, RequestContext } from "@switchyard/core"
 import { InvalidInput } from "@switchyard/protocol"
 import { Context, Effect, Result, type Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { fromCause } from "../http/ErrorResponse.ts"
+import * as Edge from "../http/Edge.ts"
 import { readJsonObject } from "../http/NodeBody.ts"
-import { TRACE_HEADER } from "../http/NodeResponse.ts"
 
 export interface RouteInput {
   readonly principal: Principal.Principal
@@ -26,28 +26,49 @@ export const BodyTimeoutMs = Context.Reference<number>("@switchyard/server/BodyT
   defaultValue: () => 60_000
 })
 
+/** A router handler that answers every request, in the envelope when it fails. */
+export type Handler = (
+  request: HttpServerRequest.HttpServerRequest
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpRouter.RouteContext>
+
 /** A route that needs `scope`; the handler answers a JSON value. */
 export const route = <R>(
   scope: Principal.Scope,
   handler: (input: RouteInput) => Effect.Effect<unknown, GatewayError.GatewayError, R>
-) =>
+): Effect.Effect<Handler, never, Authenticator.Authenticator | R> =>
   Effect.gen(function*() {
-    const authenticator = yield* Authenticator.Authenticator
+    const admit = yield* Edge.admission(scope)
     // the handler's services are taken once, when the route is built, not on every request
     const services = yield* Effect.context<R>()
-    return (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.gen(function*() {
-        const principal = yield* authenticator.authenticate(request.headers[RequestContext.Headers.apiKey])
-        if (!Principal.hasScope(principal, scope)) {
-          return yield* new GatewayError.Forbidden({ message: `this key lacks the scope "${scope}"` })
-        }
+    return (request: HttpServerRequest.HttpServerRequest) => {
+      const traceId = RequestContext.traceIdOf(request.headers)
+      return Effect.gen(function*() {
+        const principal = yield* admit(request.headers)
         const params = yield* HttpRouter.params
         const body = yield* handler({ principal, params, request }).pipe(Effect.provideContext(services))
-        return HttpServerResponse.jsonUnsafe(body, {
-          headers: { [TRACE_HEADER]: RequestContext.traceIdOf(request.headers) }
-        })
-      }).pipe(Effect.catchCause((cause) => fromCause(cause, request.headers)))
+        return Edge.jsonResponse(body, traceId)
+      }).pipe(Effect.catchCause((cause) => Effect.map(Edge.failureOf(cause, traceId), Edge.toResponse)))
+    }
   })
+
+/** A route anyone may call; its answer carries the trace id like every other. */
+export const open = (
+  answer: HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse>
+) => {
+  const answered = HttpServerResponse.isHttpServerResponse(answer) ? Effect.succeed(answer) : answer
+  return (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.map(
+      answered,
+      (response) => HttpServerResponse.setHeader(response, Edge.TRACE_HEADER, RequestContext.traceIdOf(request.headers))
+    )
+}
+
+/** No route matches: 404 in the envelope. */
+export const notFound = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.succeed(Edge.toResponse(Edge.answerOf(
+    new GatewayError.NotFound({ message: `no route for ${request.method} ${request.url}` }),
+    RequestContext.traceIdOf(request.headers)
+  )))
 
 /** The request's JSON body decoded with `schema`; a 400 naming the field and the rule otherwise. */
 export const body = <S extends Schema.Decoder<unknown>>(schema: S) => {

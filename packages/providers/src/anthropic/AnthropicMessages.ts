@@ -9,8 +9,8 @@
  * - text blocks must not be empty; consecutive turns of one role are merged into one.
  */
 import { GatewayError } from "@switchyard/core"
+import type { ChatRequestView } from "@switchyard/protocol"
 import { Effect } from "effect"
-import type * as Input from "./OpenAIChatInput.ts"
 
 export type Block = Readonly<Record<string, unknown>>
 export interface Turn {
@@ -29,7 +29,7 @@ export const invalid = (message: string, param: string | null) =>
 type Mapped<A> = Effect.Effect<A, GatewayError.InvalidRequest>
 
 /** The system text and the turns of a conversation. */
-export const toConversation = (messages: ReadonlyArray<Input.Message>): Mapped<Conversation> =>
+export const toConversation = (messages: ReadonlyArray<ChatRequestView.Message>): Mapped<Conversation> =>
   Effect.gen(function*() {
     const system: Array<Block> = []
     const turns: Array<{ role: "user" | "assistant"; content: Array<Block> }> = []
@@ -47,7 +47,7 @@ export const toConversation = (messages: ReadonlyArray<Input.Message>): Mapped<C
     return { system, turns }
   })
 
-const toTurn = (message: Input.Message, param: string): Mapped<Turn> => {
+const toTurn = (message: ChatRequestView.Message, param: string): Mapped<Turn> => {
   switch (message.role) {
     case "user":
       return Effect.map(userBlocks(message.content, param), (content) => ({ role: "user", content }))
@@ -70,7 +70,7 @@ const toTurn = (message: Input.Message, param: string): Mapped<Turn> => {
 }
 
 /** Text of a string or of the text parts; empty text is left out, as Anthropic refuses it. */
-const textBlocks = (content: Input.Message["content"]): ReadonlyArray<Block> => {
+const textBlocks = (content: ChatRequestView.Message["content"]): ReadonlyArray<Block> => {
   if (content === undefined || content === null) return []
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }]
   return content.flatMap((
@@ -78,12 +78,12 @@ const textBlocks = (content: Input.Message["content"]): ReadonlyArray<Block> => 
   ) => (part.type === "text" && "text" in part && part.text !== "" ? [textBlock(part)] : []))
 }
 
-const textBlock = (part: typeof Input.TextPart.Type): Block =>
+const textBlock = (part: typeof ChatRequestView.TextPart.Type): Block =>
   part.cache_control === undefined
     ? { type: "text", text: part.text }
     : { type: "text", text: part.text, cache_control: part.cache_control }
 
-const userBlocks = (content: Input.Message["content"], param: string): Mapped<ReadonlyArray<Block>> => {
+const userBlocks = (content: ChatRequestView.Message["content"], param: string): Mapped<ReadonlyArray<Block>> => {
   if (content === undefined || content === null || typeof content === "string") {
     return Effect.succeed(textBlocks(content))
   }
@@ -92,7 +92,7 @@ const userBlocks = (content: Input.Message["content"], param: string): Mapped<Re
   )
 }
 
-const userPart = (part: Input.Part, param: string): Mapped<ReadonlyArray<Block>> => {
+const userPart = (part: ChatRequestView.ContentPart, param: string): Mapped<ReadonlyArray<Block>> => {
   if ("text" in part) return Effect.succeed(part.text === "" ? [] : [textBlock(part)])
   if ("image_url" in part) {
     return Effect.map(sourceOf(part.image_url.url, `${param}.image_url.url`), (source) => [
@@ -120,18 +120,18 @@ const sourceOf = (url: string, param: string): Mapped<Block> => {
   return Effect.fail(invalid("an image or file must be a base64 data: URL or an http(s) URL", param))
 }
 
-const assistantBlocks = (message: Input.Message, param: string): Mapped<ReadonlyArray<Block>> => {
+const assistantBlocks = (message: ChatRequestView.Message, param: string): Mapped<ReadonlyArray<Block>> => {
   if (message.function_call !== undefined && message.function_call !== null) {
     return Effect.fail(invalid("function_call in messages is not supported; use tool_calls", `${param}.function_call`))
   }
-  const thinking = (message.content_blocks ?? []).filter((block) => "thinking" in block || "data" in block)
+  const thinking = message.content_blocks ?? []
   return Effect.map(
     Effect.forEach(message.tool_calls ?? [], (call, index) => toolUse(call, `${param}.tool_calls[${index}]`)),
     (calls) => [...thinking, ...textBlocks(message.content), ...calls]
   )
 }
 
-const toolUse = (call: Input.ToolCall, param: string): Mapped<Block> => {
+const toolUse = (call: ChatRequestView.ToolCall, param: string): Mapped<Block> => {
   const text = call.function.arguments.trim()
   let input: unknown
   try {

@@ -7,9 +7,9 @@
  * `{ type: "enabled", budget_tokens }` with `budget_tokens` below `max_tokens`; one answer per call.
  */
 import type { GatewayError, GatewayRequest } from "@switchyard/core"
-import { Effect, Schema } from "effect"
+import { ChatRequestView } from "@switchyard/protocol"
+import { Effect } from "effect"
 import { type Block, invalid, toConversation } from "./AnthropicMessages.ts"
-import * as Input from "./OpenAIChatInput.ts"
 
 /** `max_tokens` when the request names none: Anthropic requires one. */
 export const defaultMaxTokens = 4096
@@ -20,16 +20,14 @@ export interface MappedRequest {
   readonly includeUsage: boolean
 }
 
-const decodeChatRequest = Schema.decodeUnknownEffect(Input.ChatRequest)
-
 /** Maps the body, or refuses a parameter Anthropic cannot honour with a 400 that names it. */
 export const toAnthropicRequest = (
   body: GatewayRequest.JsonObject,
   stream: boolean
 ): Effect.Effect<MappedRequest, GatewayError.InvalidRequest> =>
   Effect.gen(function*() {
-    const request = yield* decodeChatRequest(body).pipe(
-      Effect.mapError((error) => invalid(`the request does not match the chat format: ${error.message}`, null))
+    const request = yield* Effect.fromResult(ChatRequestView.decode(body)).pipe(
+      Effect.mapError((error) => invalid(`the request does not match the chat format: ${error.message}`, error.param))
     )
     yield* refuseUnsupported(request)
     const { system, turns } = yield* toConversation(request.messages)
@@ -58,12 +56,18 @@ export const toAnthropicRequest = (
     return { body: mapped, includeUsage: request.stream_options?.include_usage === true }
   })
 
-const refuseUnsupported = (request: Input.ChatRequest): Effect.Effect<void, GatewayError.InvalidRequest> => {
+const refuseUnsupported = (
+  request: ChatRequestView.ChatRequestView
+): Effect.Effect<void, GatewayError.InvalidRequest> => {
   if ((request.n ?? 1) !== 1) return Effect.fail(invalid("n must be 1: Anthropic returns one choice per call", "n"))
   if (request.logprobs === true) return Effect.fail(invalid("logprobs are not available from Anthropic", "logprobs"))
   const format = request.response_format?.type
   if (format !== undefined && format !== "text") {
     return Effect.fail(invalid(`response_format "${format}" is not supported by Anthropic`, "response_format"))
+  }
+  // top_k is no member of the chat format, so the edge did not check it
+  if (request.top_k !== undefined && request.top_k !== null && typeof request.top_k !== "number") {
+    return Effect.fail(invalid("top_k must be a number", "top_k"))
   }
   const temperature = request.temperature ?? undefined
   if (temperature !== undefined && (temperature < 0 || temperature > 1)) {
@@ -73,14 +77,14 @@ const refuseUnsupported = (request: Input.ChatRequest): Effect.Effect<void, Gate
 }
 
 /** The caller's limit, or the default; raised above the thinking budget, which must stay below it. */
-const maxTokensOf = (request: Input.ChatRequest): number => {
+const maxTokensOf = (request: ChatRequestView.ChatRequestView): number => {
   const given = request.max_tokens ?? request.max_completion_tokens ?? undefined
   if (given !== undefined) return given
   const budget = request.thinking?.budget_tokens
   return budget !== undefined && budget >= defaultMaxTokens ? budget + defaultMaxTokens : defaultMaxTokens
 }
 
-const toolsOf = (request: Input.ChatRequest): ReadonlyArray<Block> => {
+const toolsOf = (request: ChatRequestView.ChatRequestView): ReadonlyArray<Block> => {
   const functions = request.tools?.map((tool) => ({ ...tool.function, cache_control: tool.cache_control })) ??
     request.functions ?? []
   return functions.map((fn) => {
@@ -97,7 +101,7 @@ const toolsOf = (request: Input.ChatRequest): ReadonlyArray<Block> => {
 const choiceTypes = { auto: "auto", required: "any", none: "none" } as const
 
 /** `tool_choice` (or the deprecated `function_call`); `parallel_tool_calls: false` disables parallel use. */
-const toolChoiceOf = (request: Input.ChatRequest): Block | undefined => {
+const toolChoiceOf = (request: ChatRequestView.ChatRequestView): Block | undefined => {
   const choice = request.tool_choice ?? functionChoice(request.function_call ?? undefined)
   const base: Record<string, unknown> | undefined = choice === undefined
     ? undefined
@@ -110,5 +114,5 @@ const toolChoiceOf = (request: Input.ChatRequest): Block | undefined => {
 
 const functionChoice = (
   option: "none" | "auto" | { readonly name: string } | undefined
-): Input.ToolChoice | undefined =>
+): ChatRequestView.ToolChoice | undefined =>
   option === undefined || typeof option === "string" ? option : { function: { name: option.name } }

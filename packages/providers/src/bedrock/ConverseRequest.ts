@@ -6,13 +6,11 @@
  * `additionalModelRequestFields` for model-specific fields (Claude's `thinking`).
  */
 import { GatewayError, type GatewayRequest } from "@switchyard/core"
-import { Effect, Schema } from "effect"
-import {
-  type ChatRequest,
-  ChatRequest as ChatRequestSchema,
-  type ContentPart,
-  type Message
-} from "./ChatRequestShape.ts"
+import { ChatRequestView } from "@switchyard/protocol"
+import { Effect } from "effect"
+
+type ChatRequest = ChatRequestView.ChatRequestView
+type Message = ChatRequestView.Message
 
 type Json = GatewayRequest.JsonObject
 
@@ -44,8 +42,10 @@ const imageFormats: Readonly<Record<string, string>> = {
 /** Decodes the body and builds the Converse request, refusing what Converse cannot honour. */
 export const fromChatBody = (body: Json): Effect.Effect<ConverseCall, GatewayError.InvalidRequest> =>
   Effect.gen(function*() {
-    const request = yield* Schema.decodeUnknownEffect(ChatRequestSchema)(body).pipe(
-      Effect.mapError((error) => invalid(`bedrock: the request does not fit the chat format: ${error.message}`, null))
+    const request = yield* Effect.fromResult(ChatRequestView.decode(body)).pipe(
+      Effect.mapError((error) =>
+        invalid(`bedrock: the request does not fit the chat format: ${error.message}`, error.param)
+      )
     )
     yield* refuseUnsupported(request)
     const system: Array<Json> = []
@@ -66,9 +66,10 @@ export const fromChatBody = (body: Json): Effect.Effect<ConverseCall, GatewayErr
     if (Object.keys(inference).length > 0) converse.inferenceConfig = inference
     const toolConfig = toolConfigOf(request)
     if (toolConfig !== undefined) converse.toolConfig = toolConfig
-    if (request.thinking !== undefined) {
+    const thinking = request.thinking ?? undefined
+    if (thinking !== undefined) {
       converse.additionalModelRequestFields = {
-        thinking: { type: request.thinking.type, budget_tokens: request.thinking.budget_tokens }
+        thinking: { type: thinking.type, budget_tokens: thinking.budget_tokens }
       }
     }
     return { model: request.model, body: converse, includeUsage: request.stream_options?.include_usage === true }
@@ -106,15 +107,16 @@ const inferenceConfig = (request: ChatRequest): Json => {
 
 /** `tool_choice: "none"` omits the tools, so the model cannot call one. */
 const toolConfigOf = (request: ChatRequest): Json | undefined => {
-  if (request.tools === undefined || request.tools.length === 0 || request.tool_choice === "none") return undefined
-  const tools = request.tools.map((tool) => ({
+  const given = request.tools ?? []
+  if (given.length === 0 || request.tool_choice === "none") return undefined
+  const tools = given.map((tool) => ({
     toolSpec: {
       name: tool.function.name,
       ...(tool.function.description === undefined ? {} : { description: tool.function.description }),
       inputSchema: { json: tool.function.parameters ?? { type: "object", properties: {} } }
     }
   }))
-  const choice = request.tool_choice
+  const choice = request.tool_choice ?? undefined
   const toolChoice = choice === undefined || choice === "auto"
     ? { auto: {} }
     : choice === "required"
@@ -193,7 +195,7 @@ const contentBlocks = (
 }
 
 const partBlock = (
-  part: ContentPart,
+  part: ChatRequestView.ContentPart,
   path: string,
   imagesAllowed: boolean
 ): Effect.Effect<Array<Json>, GatewayError.InvalidRequest> => {

@@ -3,10 +3,10 @@
  * and answer the same `GenerateContentResponse`; they differ only in URL and credentials.
  */
 import { type Dispatch, Endpoint, GatewayError, GatewayResponse, type ProviderTarget } from "@switchyard/core"
+import { ChatRequestView } from "@switchyard/protocol"
 import { Clock, Effect, Random, Schema } from "effect"
 import { ensureOk } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
-import { decode } from "./ChatRequestBody.ts"
 import { toGeminiRequest } from "./GeminiRequest.ts"
 import { GenerateContentResponse, type Identity, toChatCompletion } from "./GeminiResponse.ts"
 import { toChunks } from "./GeminiStream.ts"
@@ -41,7 +41,11 @@ export const dispatch = (
           param: "provider"
         })
       }
-      const body = yield* decode(request.body)
+      const body = yield* Effect.fromResult(ChatRequestView.decode(request.body)).pipe(
+        Effect.mapError((error) =>
+          new GatewayError.InvalidRequest({ message: `invalid chat request: ${error.message}`, param: error.param })
+        )
+      )
       const native = yield* toGeminiRequest(body, name)
       const headers = yield* endpoint.headers
       const response = yield* client.post({

@@ -9,9 +9,11 @@
  *   function's name, not an id, so the name is looked up from the assistant's tool call id.
  */
 import { GatewayError } from "@switchyard/core"
+import type { ChatRequestView } from "@switchyard/protocol"
 import { Effect } from "effect"
 import { parseJsonObject } from "../UpstreamCall.ts"
-import type { ContentPart, Message } from "./ChatRequestBody.ts"
+
+type Message = ChatRequestView.Message
 
 export type GeminiPart =
   | { readonly text: string }
@@ -77,6 +79,11 @@ export const toConversation = (
         case "function":
           push("user", [functionResponse(message.name ?? "", joinedText(message))])
           break
+        default:
+          return yield* invalid(
+            `${param}.role: messages with role "${message.role}" are not supported`,
+            `${param}.role`
+          )
       }
     }
     return { systemInstruction: system.length === 0 ? undefined : { parts: system }, contents }
@@ -96,8 +103,8 @@ const textParts = (message: Message): ReadonlyArray<GeminiPart> => {
   if (typeof content === "string") return content === "" ? [] : [{ text: content }]
   const parts: Array<GeminiPart> = []
   for (const part of content) {
-    if (part.type === "text") parts.push({ text: part.text })
-    else if (part.type === "refusal") parts.push({ text: part.refusal })
+    if ("text" in part) parts.push({ text: part.text })
+    else if ("refusal" in part) parts.push({ text: part.refusal })
   }
   return parts
 }
@@ -112,23 +119,24 @@ const userParts = (message: Message, param: string) =>
     return parts
   })
 
-const userPart = (part: ContentPart, param: string): Effect.Effect<GeminiPart, GatewayError.InvalidRequest> => {
-  switch (part.type) {
-    case "text":
-      return Effect.succeed({ text: part.text })
-    case "refusal":
-      return Effect.succeed({ text: part.refusal })
-    case "image_url":
-      return mediaPart(part.image_url.url, `${param}.image_url.url`)
-    case "input_audio":
-      return Effect.succeed({
-        inlineData: { mimeType: `audio/${part.input_audio.format}`, data: part.input_audio.data }
-      })
-    case "file":
-      return part.file.file_data === undefined
-        ? Effect.fail(invalid(`${param}.file: google accepts files as file_data only, not file_id`, `${param}.file`))
-        : mediaPart(part.file.file_data, `${param}.file.file_data`)
+const userPart = (
+  part: ChatRequestView.ContentPart,
+  param: string
+): Effect.Effect<GeminiPart, GatewayError.InvalidRequest> => {
+  if ("text" in part) return Effect.succeed({ text: part.text })
+  if ("refusal" in part) return Effect.succeed({ text: part.refusal })
+  if ("image_url" in part) return mediaPart(part.image_url.url, `${param}.image_url.url`)
+  if ("input_audio" in part) {
+    return Effect.succeed({
+      inlineData: { mimeType: `audio/${part.input_audio.format}`, data: part.input_audio.data }
+    })
   }
+  if ("file" in part) {
+    return part.file.file_data === undefined
+      ? Effect.fail(invalid(`${param}.file: google accepts files as file_data only, not file_id`, `${param}.file`))
+      : mediaPart(part.file.file_data, `${param}.file.file_data`)
+  }
+  return Effect.fail(invalid(`${param}.type: content parts of type "${part.type}" are not supported`, `${param}.type`))
 }
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s

@@ -9,8 +9,8 @@
  *   presencePenalty, frequencyPenalty, seed, responseMimeType + responseSchema, thinkingConfig.
  */
 import { GatewayError } from "@switchyard/core"
+import type { ChatRequestView } from "@switchyard/protocol"
 import { Effect } from "effect"
-import type { ChatRequestBody, FunctionDefinition } from "./ChatRequestBody.ts"
 import { type GeminiContent, type GeminiPart, toConversation } from "./GeminiContents.ts"
 
 export interface GeminiRequest {
@@ -37,7 +37,7 @@ export const MAX_CANDIDATES = 8
 const invalid = (message: string, param: string) => new GatewayError.InvalidRequest({ message, param })
 
 export const toGeminiRequest = (
-  body: ChatRequestBody,
+  body: ChatRequestView.ChatRequestView,
   provider: string
 ): Effect.Effect<GeminiRequest, GatewayError.InvalidRequest> =>
   Effect.gen(function*() {
@@ -56,7 +56,7 @@ export const toGeminiRequest = (
   })
 
 /** Parameters Gemini has no way to honour: refused rather than dropped, so no answer is silently wrong. */
-const refuseUnsupported = (body: ChatRequestBody, provider: string) => {
+const refuseUnsupported = (body: ChatRequestView.ChatRequestView, provider: string) => {
   if (body.n !== undefined && body.n !== null && body.n > MAX_CANDIDATES) {
     return Effect.fail(invalid(`n: ${provider} answers at most ${MAX_CANDIDATES} choices (got ${body.n})`, "n"))
   }
@@ -66,10 +66,17 @@ const refuseUnsupported = (body: ChatRequestBody, provider: string) => {
   if (body.logit_bias !== undefined && body.logit_bias !== null && Object.keys(body.logit_bias).length > 0) {
     return Effect.fail(invalid(`logit_bias: not supported by ${provider}`, "logit_bias"))
   }
+  const format = body.response_format?.type
+  if (format !== undefined && !RESPONSE_FORMATS.has(format)) {
+    return Effect.fail(invalid(`response_format: "${format}" is not supported by ${provider}`, "response_format"))
+  }
   return Effect.void
 }
 
-const declaration = (fn: FunctionDefinition): FunctionDeclaration => ({
+/** The formats generationConfig can express; any other type is refused. */
+const RESPONSE_FORMATS: ReadonlySet<string> = new Set(["text", "json_object", "json_schema"])
+
+const declaration = (fn: ChatRequestView.FunctionDefinition): FunctionDeclaration => ({
   name: fn.name,
   ...(fn.description === undefined ? {} : { description: fn.description }),
   ...(fn.parameters === undefined ? {} : { parameters: toGeminiSchema(fn.parameters) })
@@ -93,9 +100,9 @@ export const toGeminiSchema = (schema: unknown): unknown => {
 }
 
 const toolConfigOf = (
-  body: ChatRequestBody
+  body: ChatRequestView.ChatRequestView
 ): { readonly mode: Mode; readonly allowedFunctionNames?: ReadonlyArray<string> } | undefined => {
-  const choice = body.tool_choice ?? body.function_call
+  const choice = body.tool_choice ?? body.function_call ?? undefined
   if (choice === undefined) return undefined
   if (choice === "none") return { mode: "NONE" }
   if (choice === "auto") return { mode: "AUTO" }
@@ -113,7 +120,7 @@ const numericFields = [
   ["n", "candidateCount"]
 ] as const
 
-const generationConfigOf = (body: ChatRequestBody): Record<string, unknown> => {
+const generationConfigOf = (body: ChatRequestView.ChatRequestView): Record<string, unknown> => {
   const config: Record<string, unknown> = {}
   for (const [from, to] of numericFields) {
     const value = body[from]
@@ -123,14 +130,18 @@ const generationConfigOf = (body: ChatRequestBody): Record<string, unknown> => {
   if (maxTokens !== undefined && maxTokens !== null) config.maxOutputTokens = maxTokens
   if (typeof body.stop === "string") config.stopSequences = [body.stop]
   else if (body.stop !== undefined && body.stop !== null && body.stop.length > 0) config.stopSequences = body.stop
-  const format = body.response_format
+  const format = body.response_format ?? undefined
   if (format !== undefined && format.type !== "text") {
     config.responseMimeType = "application/json"
     const schema = format.json_schema?.schema
     if (format.type === "json_schema" && schema !== undefined) config.responseSchema = toGeminiSchema(schema)
   }
-  if (body.thinking !== undefined && body.thinking.type === "enabled") {
-    config.thinkingConfig = { thinkingBudget: body.thinking.budget_tokens, includeThoughts: true }
+  const thinking = body.thinking ?? undefined
+  if (thinking !== undefined && thinking.type === "enabled") {
+    const budget = thinking.budget_tokens
+    config.thinkingConfig = budget === undefined
+      ? { includeThoughts: true }
+      : { thinkingBudget: budget, includeThoughts: true }
   }
   return config
 }
