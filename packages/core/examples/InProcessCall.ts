@@ -13,7 +13,10 @@ import { Effect, Layer } from "effect"
 
 const echo: ProviderRegistry.ProviderAdapter = { // a provider adapter: target -> Dispatch
   names: ["echo"],
-  make: (target) => Effect.succeed((request) => Effect.succeed(GatewayResponse.json({ via: target.provider })))
+  make: (target) =>
+    Effect.succeed((request) =>
+      Effect.succeed(GatewayResponse.json({ via: target.provider, model: request.body.model }))
+    )
 }
 export const GatewayLive = Gateway.Gateway.layer.pipe(
   Layer.provide([ProviderSelection.Selectors.layerHeaders, ConfigCompiler.ConfigCompiler.layer()]),
@@ -25,4 +28,4 @@ export const answer = Effect.gen(function*() {
   const body = { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] }
   return yield* (yield* Gateway.Gateway).handle({ endpoint: "chat.completions", body, context })
 }).pipe(Effect.provide(GatewayLive))
-// headers: { "x-gateway-provider": "echo", "x-gateway-last-used-option-index": "config" }; body(): { via: "echo" }
+// headers: { "x-gateway-provider": "echo", "x-gateway-last-used-option-index": "config" }; body(): { via: "echo", model: "gpt-4o-mini" }
