@@ -31,13 +31,14 @@ const costs = (decode: Decode, inputs: ReadonlyArray<unknown>): Array<number> =>
 }
 
 /**
- * Twice the input costs well under four times as much, four times the input well under sixteen
- * times (what quadratic work would cost); the margins absorb a machine busy with other tests.
+ * Four times the input costs under sixteen times as much (what quadratic work would cost), and
+ * twice the input under five times; the wide margins absorb a machine busy with other tests (the
+ * exponential decoder this guards against cost 30 times as much for 5 more levels).
  */
 const expectLinear = (decode: Decode, make: (n: number) => unknown, n: number) => {
   const [single = 0, double = 0, quadruple = 0] = costs(decode, [make(n), make(2 * n), make(4 * n)])
-  expect(double / single).toBeLessThan(3.5)
-  expect(quadruple / single).toBeLessThan(10)
+  expect(double / single).toBeLessThan(5)
+  expect(quadruple / single).toBeLessThan(13)
 }
 
 const leaf = { provider: "openai", api_key: "sk", retry: { attempts: 2 }, cache: { mode: "simple" } }
@@ -57,9 +58,9 @@ const nested = (depth: number): unknown =>
 describe("validation work", () => {
   it("grows linearly with the depth of a config (up to the limit of 10 strategy levels)", () => {
     const [chain5 = 0, chain10 = 0] = costs(GatewayConfig.decodeResult, [chain(5), chain(10)])
-    expect(chain10 / chain5).toBeLessThan(3.5)
+    expect(chain10 / chain5).toBeLessThan(8)
     const [comb5 = 0, comb10 = 0] = costs(GatewayConfig.decodeResult, [comb(5), comb(10)])
-    expect(comb10 / comb5).toBeLessThan(3.5)
+    expect(comb10 / comb5).toBeLessThan(8)
   })
 
   it("grows linearly with the number of targets", () => {
