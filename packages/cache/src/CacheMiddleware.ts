@@ -1,5 +1,5 @@
 /**
- * The `cache` of a gateway config as core `TargetMiddleware`: each leaf with a `cache` answers from
+ * The `cache` of a gateway config as a pipeline stage (phase `cache`): each leaf with a `cache` answers from
  * the store when it can, and stores its upstream's 200 answers (plain, or streamed to completion).
  * It belongs outside retry, so that a hit never calls upstream and a miss is stored once, whatever
  * the attempts it took.

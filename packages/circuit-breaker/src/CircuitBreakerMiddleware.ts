@@ -1,5 +1,5 @@
 /**
- * The `cb_config` of a target as core `TargetMiddleware`: each upstream attempt runs through the
+ * The `cb_config` of a target as a pipeline stage (phase `circuit-breaker`): each upstream attempt runs through the
  * target's circuit of an effect/persistence `CircuitBreaker`. While the circuit is open, attempts
  * fail at once with `TargetsUnavailable` (503), which routing skips; after `cooldown_interval` one
  * probe is let through, and its outcome closes or reopens the circuit.
