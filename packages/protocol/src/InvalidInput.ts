@@ -7,6 +7,7 @@
  */
 import { Effect, Result, Schema } from "effect"
 import type { SchemaAST } from "effect"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import { firstProblem } from "./internal/Problem.ts"
 
 /**
@@ -53,6 +54,10 @@ export const decodeInputResult = <S extends Schema.Decoder<unknown>>(
   schema: S,
   options?: DecodeOptions
 ): (input: unknown) => Result.Result<S["Type"], InvalidInput> => {
+  // Effect's JIT compiles the schema into one plain function for valid input (measured on a
+  // chat body: 3.9 µs and ~12 KB of garbage interpreted, 0.44 µs compiled); invalid input
+  // still goes through the interpreter, which names the path and the rule.
+  SchemaJITCompiler.enable(schema.ast)
   const decode = Schema.decodeUnknownResult(schema, parseOptions)
   const root = options?.root
   return (input) => Result.mapError(decode(input), (error) => toInvalidInput(error.issue, root))
