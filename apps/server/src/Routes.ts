@@ -54,6 +54,8 @@ export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/health", scope: null, public: HealthRoute.response },
   { method: "GET", path: "/v1/openapi.json", scope: null, public: OpenApiRoute.document(() => table) },
   { method: "GET", path: "/docs", scope: null, public: OpenApiRoute.docsPage },
+  { method: "GET", path: "/docs/swagger-ui.css", scope: null, public: OpenApiRoute.docsStyle },
+  { method: "GET", path: "/docs/swagger-ui.js", scope: null, public: OpenApiRoute.docsScript },
   { method: "POST", path: "/v1/chat/completions", scope: "completions", inference: "chat.completions" },
   { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },
   { method: "POST", path: "/v1/embeddings", scope: "completions", inference: "embeddings" },

@@ -1,0 +1,295 @@
+/**
+ * What the route table does not say about a route, for /v1/openapi.json: its summary, the schema
+ * its handler decodes the body with, its query, what it answers. Method, path, path parameters,
+ * scope and the errors those imply come from the table itself (OpenApiDocument).
+ */
+import { RequestContext } from "@switchyard/core"
+import { Feedback } from "@switchyard/guardrails"
+import {
+  ChatCompletion,
+  ChatCompletionRequest,
+  CompletionRequest,
+  EmbeddingRequest,
+  ErrorBody,
+  StoredObjectRequests
+} from "@switchyard/protocol"
+import { Schema } from "effect"
+
+/** The answer of every list route (ManagementRoute.list). */
+const List = Schema.Struct({
+  object: Schema.Literal("list"),
+  data: Schema.Array(Schema.Record(Schema.String, Schema.Unknown)),
+  first_id: Schema.NullOr(Schema.String),
+  last_id: Schema.NullOr(Schema.String),
+  has_more: Schema.Boolean
+})
+
+export type SchemaName =
+  | "ChatCompletionRequest"
+  | "ChatCompletion"
+  | "CompletionRequest"
+  | "EmbeddingRequest"
+  | "CreateApiKey"
+  | "CreateIntegration"
+  | "CreateVirtualKey"
+  | "CreateConfig"
+  | "UpdateConfig"
+  | "CreateGuardrail"
+  | "FeedbackRequest"
+  | "List"
+  | "ErrorBody"
+
+/** Each becomes `#/components/schemas/<name>`. */
+export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
+  ChatCompletionRequest: ChatCompletionRequest.ChatCompletionRequest,
+  ChatCompletion: ChatCompletion.ChatCompletion,
+  CompletionRequest: CompletionRequest.CompletionRequest,
+  EmbeddingRequest: EmbeddingRequest.EmbeddingRequest,
+  CreateApiKey: StoredObjectRequests.CreateApiKey,
+  CreateIntegration: StoredObjectRequests.CreateIntegration,
+  CreateVirtualKey: StoredObjectRequests.CreateVirtualKey,
+  CreateConfig: StoredObjectRequests.CreateConfig,
+  UpdateConfig: StoredObjectRequests.UpdateConfig,
+  CreateGuardrail: StoredObjectRequests.CreateGuardrail,
+  FeedbackRequest: Feedback.FeedbackRequest,
+  List,
+  ErrorBody: ErrorBody.ErrorBody
+}
+
+export const tags = {
+  Inference: "The OpenAI-compatible endpoints, sent on to the provider the request selects.",
+  Models: "The model catalog.",
+  "API keys": "Keys that call the gateway, each with its scopes, in one workspace.",
+  Integrations: "Stored provider credentials, used as `@slug`.",
+  "Virtual keys": "Stored provider credentials sent as `x-gateway-virtual-key` (legacy).",
+  Configs: "Stored config objects, used as `x-gateway-config: pc-…`.",
+  Guardrails: "Stored guardrails that configs name by id.",
+  Feedback: "Feedback recorded against a trace id.",
+  Service: "The gateway itself: health and this description."
+} as const
+
+export type Tag = keyof typeof tags
+
+/** The media type and schema of a successful answer. */
+export interface Answer {
+  readonly description: string
+  readonly mediaType: "application/json" | "text/html" | "text/css" | "text/javascript"
+  /** Absent: any value of the media type. */
+  readonly schema?: SchemaName
+  /** Also answers server-sent events when the body says `"stream": true`. */
+  readonly streams?: boolean
+}
+
+export interface Header {
+  readonly name: string
+  readonly description: string
+}
+
+export interface Operation {
+  readonly tag: Tag
+  readonly summary: string
+  readonly description?: string
+  /** The schema the handler decodes the JSON body with. */
+  readonly body?: SchemaName
+  /** A struct whose fields are the query parameters. */
+  readonly query?: Schema.Struct<Schema.Struct.Fields>
+  readonly headers?: ReadonlyArray<Header>
+  readonly answer: Answer
+  /** Statuses beyond those the route's scope, body and path imply. */
+  readonly errors?: ReadonlyArray<409>
+  /** The route chooses a provider and answers with the provider's own failures too. */
+  readonly upstream?: boolean
+}
+
+/** Headers that choose and steer the provider (extensions.md, "Choosing the provider"). */
+const providerHeaders: ReadonlyArray<Header> = [
+  {
+    name: RequestContext.Headers.config,
+    description: "A config object as JSON, or the id of a stored config (`pc-…`)."
+  },
+  {
+    name: RequestContext.Headers.provider,
+    description: "A short provider name (`openai`, `anthropic`, …) or an integration slug `@slug`; "
+      + "the provider's key goes in `Authorization: Bearer …`."
+  },
+  { name: RequestContext.Headers.virtualKey, description: "A stored credential (legacy)." },
+  { name: RequestContext.Headers.customHost, description: "With a provider name: the base URL to send to." },
+  {
+    name: RequestContext.Headers.metadata,
+    description: "A JSON object of strings, at most 16 keys; `_user` names the end user."
+  },
+  { name: RequestContext.Headers.forwardHeaders, description: "Names of request headers to pass to the provider." },
+  { name: RequestContext.Headers.requestTimeout, description: "Milliseconds before the upstream call times out." },
+  {
+    name: RequestContext.Headers.strictVendorCompliance,
+    description: "`true` or `false`: drop fields the provider does not define."
+  }
+]
+
+const json = (description: string, schema?: SchemaName): Answer =>
+  schema === undefined ? { description, mediaType: "application/json" } : {
+    description,
+    mediaType: "application/json",
+    schema
+  }
+
+const listOf = (things: string): Answer => json(`The caller's workspace's ${things}, in the list shape.`, "List")
+
+/** Every route's description, by `METHOD path` as in the route table. */
+export const operations: Readonly<Record<string, Operation>> = {
+  "GET /health": {
+    tag: "Service",
+    summary: "Liveness",
+    answer: json("`{\"status\":\"ok\"}` once the server can serve.")
+  },
+  "GET /ready": {
+    tag: "Service",
+    summary: "Readiness",
+    answer: json("200 when the database (and Redis, when configured) answer, else 503 naming what is down.")
+  },
+  "GET /v1/openapi.json": {
+    tag: "Service",
+    summary: "This document",
+    answer: json("The OpenAPI 3.1 description of every route.")
+  },
+  "GET /docs": {
+    tag: "Service",
+    summary: "This document, rendered",
+    answer: { description: "A page that renders /v1/openapi.json.", mediaType: "text/html" }
+  },
+  "GET /docs/swagger-ui.css": {
+    tag: "Service",
+    summary: "The docs page's style sheet",
+    answer: { description: "Swagger UI's style sheet.", mediaType: "text/css" }
+  },
+  "GET /docs/swagger-ui.js": {
+    tag: "Service",
+    summary: "The docs page's script",
+    answer: { description: "Swagger UI, set to render /v1/openapi.json.", mediaType: "text/javascript" }
+  },
+  "POST /v1/chat/completions": {
+    tag: "Inference",
+    summary: "Chat completion",
+    body: "ChatCompletionRequest",
+    headers: providerHeaders,
+    answer: {
+      description: "The completion; with `\"stream\": true`, server-sent events of chunks ending in `data: [DONE]`.",
+      mediaType: "application/json",
+      schema: "ChatCompletion",
+      streams: true
+    },
+    upstream: true
+  },
+  "POST /v1/completions": {
+    tag: "Inference",
+    summary: "Text completion",
+    body: "CompletionRequest",
+    headers: providerHeaders,
+    answer: {
+      description: "The completion; with `\"stream\": true`, server-sent events ending in `data: [DONE]`.",
+      mediaType: "application/json",
+      streams: true
+    },
+    upstream: true
+  },
+  "POST /v1/embeddings": {
+    tag: "Inference",
+    summary: "Embeddings",
+    body: "EmbeddingRequest",
+    headers: providerHeaders,
+    answer: json("The embeddings, in OpenAI's list shape."),
+    upstream: true
+  },
+  "GET /v1/models": {
+    tag: "Models",
+    summary: "List models",
+    query: Schema.Struct({
+      provider: Schema.optionalKey(Schema.String.annotate({ description: "Only this provider's models." }))
+    }),
+    answer: json("The catalog in OpenAI's list shape, with context lengths and prices.")
+  },
+  "GET /v1/models/:id": {
+    tag: "Models",
+    summary: "Get a model",
+    answer: json("One model object.")
+  },
+  "POST /v1/api-keys": {
+    tag: "API keys",
+    summary: "Create an API key",
+    description: "A key grants only what it holds: a scope the caller lacks, or another workspace, is a 403.",
+    body: "CreateApiKey",
+    answer: json("The key, with its secret in `key`, shown this once.")
+  },
+  "GET /v1/api-keys": { tag: "API keys", summary: "List API keys", answer: listOf("API keys, never secrets") },
+  "DELETE /v1/api-keys/:id": { tag: "API keys", summary: "Revoke an API key", answer: json("The revoked key.") },
+  "POST /v1/integrations": {
+    tag: "Integrations",
+    summary: "Create an integration",
+    body: "CreateIntegration",
+    answer: json("The integration, credentials masked."),
+    errors: [409]
+  },
+  "GET /v1/integrations": { tag: "Integrations", summary: "List integrations", answer: listOf("integrations") },
+  "GET /v1/integrations/:id": {
+    tag: "Integrations",
+    summary: "Get an integration",
+    answer: json("The integration, credentials masked.")
+  },
+  "DELETE /v1/integrations/:id": {
+    tag: "Integrations",
+    summary: "Delete an integration",
+    answer: json("The deleted integration.")
+  },
+  "POST /v1/virtual-keys": {
+    tag: "Virtual keys",
+    summary: "Create a virtual key",
+    body: "CreateVirtualKey",
+    answer: json("The virtual key, credentials masked.")
+  },
+  "GET /v1/virtual-keys": { tag: "Virtual keys", summary: "List virtual keys", answer: listOf("virtual keys") },
+  "DELETE /v1/virtual-keys/:id": {
+    tag: "Virtual keys",
+    summary: "Delete a virtual key",
+    answer: json("The deleted virtual key.")
+  },
+  "POST /v1/configs": {
+    tag: "Configs",
+    summary: "Create a config",
+    body: "CreateConfig",
+    answer: json("The stored config, with its id `pc-…`.")
+  },
+  "GET /v1/configs": { tag: "Configs", summary: "List configs", answer: listOf("configs") },
+  "GET /v1/configs/:id": { tag: "Configs", summary: "Get a config", answer: json("The stored config.") },
+  "PUT /v1/configs/:id": {
+    tag: "Configs",
+    summary: "Update a config",
+    body: "UpdateConfig",
+    answer: json("The stored config.")
+  },
+  "DELETE /v1/configs/:id": { tag: "Configs", summary: "Delete a config", answer: json("The deleted config.") },
+  "POST /v1/guardrails": {
+    tag: "Guardrails",
+    summary: "Create a guardrail",
+    body: "CreateGuardrail",
+    answer: json("The stored guardrail, with its id.")
+  },
+  "GET /v1/guardrails": { tag: "Guardrails", summary: "List guardrails", answer: listOf("guardrails") },
+  "GET /v1/guardrails/:id": { tag: "Guardrails", summary: "Get a guardrail", answer: json("The stored guardrail.") },
+  "DELETE /v1/guardrails/:id": {
+    tag: "Guardrails",
+    summary: "Delete a guardrail",
+    answer: json("The deleted guardrail.")
+  },
+  "POST /v1/feedback": {
+    tag: "Feedback",
+    summary: "Record feedback",
+    body: "FeedbackRequest",
+    answer: json("`{\"status\": \"success\", \"message\": \"feedback recorded\", \"feedback_ids\": [id]}`.")
+  },
+  "GET /v1/feedback": {
+    tag: "Feedback",
+    summary: "List feedback",
+    query: Feedback.FeedbackQuery,
+    answer: json("The feedback recorded against the trace id.")
+  }
+}
