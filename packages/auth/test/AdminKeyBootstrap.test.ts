@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { AdminKeyBootstrap, ApiKeys, ServerSecret } from "@switchyard/auth"
-import { Migrations, TestDatabase } from "@switchyard/storage"
+import { Migrations } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 
 const DEFAULT_WORKSPACE = Migrations.DEFAULT_WORKSPACE_ID

@@ -1,7 +1,8 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
 import { GatewayError, type Principal } from "@switchyard/core"
-import { Migrations, TestDatabase } from "@switchyard/storage"
+import { Migrations } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer, Option, Redacted } from "effect"
 
 const ADMIN_KEY = "admin-key-from-GATEWAY_ADMIN_KEY"

@@ -2,7 +2,7 @@ import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
 import { ConfigCompiler, type Dispatch, ProviderRegistry, Stage, Strategy } from "@switchyard/core"
 import { Effect, Layer } from "effect"
 
-// the cache around each leaf, over the app's provider adapters; answers kept in memory (layerRedis({ url }) to share)
+// the cache around each leaf, over the app's provider adapters; answers in memory (in Redis: @switchyard/cache/redis)
 export const CompilerLive = (adapters: ReadonlyArray<ProviderRegistry.ProviderAdapter>) =>
   ConfigCompiler.ConfigCompiler.layer().pipe(
     Layer.provide([

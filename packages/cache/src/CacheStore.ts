@@ -1,16 +1,16 @@
 /**
  * Where cached answers live: string values with a time to live, and append-only lists (the
  * vectors of semantic entries, which each process reads into its own in-memory index). In memory
- * (bounded, least recently used first out) or in Redis, so replicas share entries.
+ * (bounded, least recently used first out) here; in Redis, so replicas share entries, with
+ * `RedisCacheStore` from `@switchyard/cache/redis`, which alone loads a Redis client.
  */
 import { LeastRecentlyUsed } from "@switchyard/core"
-import { RedisConnection, StoreOutage } from "@switchyard/redis"
-import { Clock, Config, Context, Data, Effect, Layer, Option, type Redacted } from "effect"
-import { Redis } from "effect/persistence"
+import { Clock, Context, Data, Effect, Layer } from "effect"
 
 /**
  * Redis answered a command with an error; the cache treats it as a miss and logs it. (Redis down
- * or slow is not an error: the Redis store answers a miss or skips the write, see `layerStoreRedis`.)
+ * or slow is not an error: the Redis store answers a miss or skips the write, see
+ * `RedisCacheStore.layerStore` in `@switchyard/cache/redis`.)
  */
 export class CacheStoreError extends Data.TaggedError("CacheStoreError")<{ readonly message: string }> {}
 
@@ -30,9 +30,6 @@ export class CacheStore extends Context.Service<CacheStore, {
   /** Items appended since `offset` (the count of items appended before them). */
   readonly readFrom: (list: string, offset: number) => Effect.Effect<ListSlice, CacheStoreError>
 }>()("@switchyard/cache/CacheStore") {}
-
-/** Where entries live in Redis unless told otherwise. */
-export const DEFAULT_REDIS_PREFIX = "switchyard:cache:"
 
 interface Timed<A> {
   readonly value: A
@@ -97,80 +94,3 @@ export const layerMemory = (options?: {
         })
     })
   })
-
-/** The cause of a failure that did not reach Redis; `undefined` when Redis answered with it. */
-const unreachable = (error: Redis.RedisError): unknown => RedisConnection.isReply(error.cause) ? undefined : error.cause
-
-/**
- * Entries in Redis under `prefix` over a `Redis` service the app already has: values are strings
- * with `PX`, lists are Redis lists whose expiry moves with each append. No request waits on
- * Redis: while it is down or slow (no answer within 150 ms), a lookup is a miss and a write is
- * skipped, until a background `PING` finds it answering again (see the README).
- */
-export const layerStoreRedis = (
-  options?: { readonly prefix?: string | undefined }
-): Layer.Layer<CacheStore, never, Redis.Redis> =>
-  Layer.effect(
-    CacheStore,
-    Effect.gen(function*() {
-      const redis = yield* Redis.Redis
-      const prefix = options?.prefix ?? DEFAULT_REDIS_PREFIX
-      const outage = yield* StoreOutage.make({
-        store: "cache",
-        whileDown: "lookups are misses and answers are not stored",
-        ping: redis.send("PING")
-      })
-      const guarded = <A>(operation: Effect.Effect<A, Redis.RedisError>, fallback: A) =>
-        outage.guard(operation, { fallback, unreachable }).pipe(
-          Effect.mapError((error) => new CacheStoreError({ message: `redis: ${error.message}` }))
-        )
-      const send = redis.send
-      const ttl = (millis: number) => String(Math.max(1, Math.ceil(millis)))
-      return CacheStore.of({
-        get: (key) =>
-          guarded(Effect.map(send<string | null>("GET", prefix + key), (value) => value ?? undefined), undefined),
-        set: (key, value, ttlMillis) =>
-          guarded(Effect.asVoid(send("SET", prefix + key, value, "PX", ttl(ttlMillis))), undefined),
-        append: (list, item, ttlMillis) =>
-          guarded(
-            Effect.asVoid(
-              Effect.andThen(send("RPUSH", prefix + list, item), send("PEXPIRE", prefix + list, ttl(ttlMillis)))
-            ),
-            undefined
-          ),
-        readFrom: (list, offset) =>
-          guarded(
-            Effect.flatMap(send<ReadonlyArray<string>>("LRANGE", prefix + list, String(offset), "-1"), (items) => {
-              if (items.length > 0 || offset === 0) {
-                return Effect.succeed<ListSlice>({ items, next: offset + items.length, reset: false })
-              }
-              // nothing new: check whether the list expired and started again shorter
-              return Effect.map(send<number>("LLEN", prefix + list), (length): ListSlice =>
-                length < offset
-                  ? { items: [], next: 0, reset: true }
-                  : { items: [], next: offset, reset: false })
-            }),
-            // while Redis is down: nothing new, the index keeps what it has
-            { items: [], next: offset, reset: false }
-          )
-      })
-    })
-  )
-
-/**
- * Entries in the Redis at `url`, over a connection of their own that never queues commands while
- * it is down and reconnects in the background. It builds while Redis is down (lookups are misses
- * until it comes up); it fails only when `url` is not a Redis URL.
- */
-export const layerRedis = (
-  options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
-): Layer.Layer<CacheStore, Redis.RedisError> =>
-  layerStoreRedis({ prefix: options.prefix }).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))
-
-/** {@link layerRedis} when `REDIS_URL` is set (replicas share entries), otherwise {@link layerMemory}. */
-export const layerFromEnv: Layer.Layer<CacheStore, Redis.RedisError | Config.ConfigError> = Layer.unwrap(
-  Effect.map(
-    Config.option(Config.Redacted("REDIS_URL")),
-    Option.match({ onNone: () => layerMemory(), onSome: (url) => layerRedis({ url }) })
-  )
-)

@@ -1,6 +1,7 @@
 import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
+import { RedisCacheStore } from "@switchyard/cache/redis"
 import type { GatewayRequest, GatewayResponse, ProviderTarget } from "@switchyard/core"
 import { GatewayConfig } from "@switchyard/protocol"
 import { Duration, Effect, Fiber, Layer, Result, Stream } from "effect"
@@ -471,7 +472,7 @@ describe("CacheMiddleware", () => {
     /** One gateway process: its own connection, store, index and flights. */
     const process = (prefix: string, cache: ProviderTarget.ProviderTarget["cache"]) =>
       Effect.gen(function*() {
-        const context = yield* Layer.build(Layer.mergeAll(CacheStore.layerRedis({ url, prefix }), Embedder.layerLocal))
+        const context = yield* Layer.build(Layer.mergeAll(RedisCacheStore.layer({ url, prefix }), Embedder.layerLocal))
         return yield* leaf(cache).pipe(Effect.provideContext(context))
       })
 

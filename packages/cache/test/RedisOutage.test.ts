@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { CacheStore } from "@switchyard/cache"
+import { RedisCacheStore } from "@switchyard/cache/redis"
 import { RedisServer } from "@switchyard/fake-providers"
 import { StoreOutage } from "@switchyard/redis"
 import { Context, Duration, Effect, Layer, Logger, Metric, Schedule } from "effect"
@@ -15,7 +16,7 @@ const redisServer = (port?: number) =>
 /** The Redis store at `url`, built in the test's scope. */
 const storeAt = (url: string) =>
   Effect.map(
-    Layer.build(CacheStore.layerRedis({ url, prefix: "switchyard-test:outage:" })),
+    Layer.build(RedisCacheStore.layer({ url, prefix: "switchyard-test:outage:" })),
     Context.get(CacheStore.CacheStore)
   )
 
@@ -57,7 +58,7 @@ const storeErrors = Effect.map(Metric.value(StoreOutage.storeErrors("cache")), (
 /** The store over `redis`. */
 const storeOver = (redis: UnreachableRedis) =>
   Effect.map(
-    Layer.build(CacheStore.layerStoreRedis({ prefix: "switchyard-test:outage:" }).pipe(Layer.provide(redis.layer))),
+    Layer.build(RedisCacheStore.layerStore({ prefix: "switchyard-test:outage:" }).pipe(Layer.provide(redis.layer))),
     Context.get(CacheStore.CacheStore)
   )
 

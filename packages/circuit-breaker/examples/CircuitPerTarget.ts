@@ -10,7 +10,7 @@ export const CompilerLive = (adapters: ReadonlyArray<ProviderRegistry.ProviderAd
       Strategy.Strategies.layerSingle,
       ProviderRegistry.ProviderRegistry.layer(adapters)
     ]),
-    Layer.provide([Stage.Stages.layer, CircuitBreakerMiddleware.layerMemory]) // layerRedis({ url }) to share them
+    Layer.provide([Stage.Stages.layer, CircuitBreakerMiddleware.layerMemory]) // shared: RedisCircuitStore.layer({ url })
   )
 const config = {
   provider: "openai",

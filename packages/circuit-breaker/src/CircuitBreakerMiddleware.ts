@@ -9,17 +9,12 @@
  */
 import { type Dispatch, GatewayError, type GatewayResponse, Stage } from "@switchyard/core"
 import type { CircuitBreakerConfig } from "@switchyard/protocol"
-import { RedisConnection } from "@switchyard/redis"
-import { Cause, Config, Duration, Effect, Exit, Layer, Option, type Redacted, Scope } from "effect"
-import { CircuitBreaker, type Redis } from "effect/persistence"
+import { Cause, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { CircuitBreaker } from "effect/persistence"
 import * as CircuitKey from "./CircuitKey.ts"
-import * as FailOpenCircuitStore from "./internal/FailOpenCircuitStore.ts"
 
 /** A target's decoded `cb_config`. */
 export type Settings = CircuitBreakerConfig.CircuitBreakerConfig
-
-/** Where circuits live in Redis unless told otherwise: `switchyard:circuit:<key>`. */
-export const DEFAULT_REDIS_PREFIX = "switchyard:circuit:"
 
 /**
  * Whether one attempt counts against its target. Connection errors and timeouts always count;
@@ -104,7 +99,8 @@ const identity: Dispatch.Middleware = (next) => next
 
 /**
  * Adds the circuit breaker to the pipeline (phase `circuit-breaker`, inside retry: every attempt
- * counts). Its store (memory or Redis) stays in the layer's type.
+ * counts). Its store (memory here, Redis from `@switchyard/circuit-breaker/redis`) stays in the
+ * layer's type.
  *
  * @example
  * import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
@@ -120,33 +116,3 @@ export const stage: Layer.Layer<never, Stage.StageConflict, CircuitBreaker.Circu
 
 /** Circuits in this process only: each replica has its own. */
 export const layerMemory: Layer.Layer<CircuitBreaker.CircuitBreakerStore> = CircuitBreaker.layerStoreMemory()
-
-/**
- * Circuits in Redis over a `Redis` service the app already has (shared with other features):
- * every replica using the same Redis and prefix sees the same circuits. No attempt waits on
- * Redis: while it is down or slow (no answer within 150 ms), a circuit counts as closed and
- * outcomes are not recorded, until a background `PING` finds it answering again (see the README).
- */
-export const layerStoreRedis = (
-  options?: { readonly prefix?: string | undefined }
-): Layer.Layer<CircuitBreaker.CircuitBreakerStore, never, Redis.Redis> =>
-  FailOpenCircuitStore.layer({ prefix: options?.prefix ?? DEFAULT_REDIS_PREFIX })
-
-/**
- * Circuits in the Redis at `url`, over a connection of their own that never queues commands while
- * it is down and reconnects in the background. It builds while Redis is down (circuits count as
- * closed until it comes up); it fails only when `url` is not a Redis URL.
- */
-export const layerRedis = (
-  options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
-): Layer.Layer<CircuitBreaker.CircuitBreakerStore, Redis.RedisError> =>
-  layerStoreRedis({ prefix: options.prefix }).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))
-
-/** Redis when `REDIS_URL` is set (so replicas share circuits), otherwise {@link layerMemory}. */
-export const layerFromEnv: Layer.Layer<CircuitBreaker.CircuitBreakerStore, Redis.RedisError | Config.ConfigError> =
-  Layer.unwrap(
-    Effect.map(
-      Config.option(Config.Redacted("REDIS_URL")),
-      Option.match({ onNone: () => layerMemory, onSome: (url) => layerRedis({ url }) })
-    )
-  )

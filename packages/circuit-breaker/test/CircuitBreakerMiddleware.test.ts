@@ -1,6 +1,7 @@
 import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { CircuitBreakerMiddleware, CircuitKey } from "@switchyard/circuit-breaker"
+import { RedisCircuitStore } from "@switchyard/circuit-breaker/redis"
 import {
   ConfigCompiler,
   type Dispatch,
@@ -378,8 +379,8 @@ describe("CircuitBreakerMiddleware", () => {
       Effect.gen(function*() {
         const { prefix } = yield* freshPrefix
         const target = Upstream.target()
-        const one = yield* process(CircuitBreakerMiddleware.layerRedis({ url, prefix }), target)
-        const two = yield* process(CircuitBreakerMiddleware.layerRedis({ url, prefix }), target)
+        const one = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
+        const two = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
         one.upstream.answer = Upstream.status(500)
         yield* attempt(one.call, 2)
         yield* two.call
@@ -393,8 +394,8 @@ describe("CircuitBreakerMiddleware", () => {
       Effect.gen(function*() {
         const { prefix } = yield* freshPrefix
         const target = Upstream.target()
-        const one = yield* process(CircuitBreakerMiddleware.layerRedis({ url, prefix }), target)
-        const two = yield* process(CircuitBreakerMiddleware.layerRedis({ url, prefix }), target)
+        const one = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
+        const two = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
         one.upstream.answer = Upstream.unreachable
         two.upstream.answer = Upstream.status(503)
         yield* attempt(one.call, 1)
@@ -409,7 +410,7 @@ describe("CircuitBreakerMiddleware", () => {
       Effect.gen(function*() {
         const { prefix, redis } = yield* freshPrefix
         const target = Upstream.target()
-        const one = yield* process(CircuitBreakerMiddleware.layerRedis({ url, prefix }), target)
+        const one = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
         one.upstream.answer = Upstream.status(500)
         yield* attempt(one.call, 3)
         const keys = yield* redis.send<ReadonlyArray<string>>("KEYS", `${prefix}*`)
@@ -421,11 +422,11 @@ describe("CircuitBreakerMiddleware", () => {
       Effect.gen(function*() {
         // layerFromEnv uses the default prefix: a provider name unique to this run keeps it apart
         const provider = `test-${randomUUID()}`
-        yield* cleanUp(yield* connection, `${CircuitBreakerMiddleware.DEFAULT_REDIS_PREFIX}*${provider}*`)
+        yield* cleanUp(yield* connection, `${RedisCircuitStore.DEFAULT_PREFIX}*${provider}*`)
         const target = Upstream.target(undefined, { provider })
         const env = ConfigProvider.layer(ConfigProvider.fromEnv({ env: { REDIS_URL: url } }))
-        const one = yield* process(CircuitBreakerMiddleware.layerFromEnv.pipe(Layer.provide(env)), target)
-        const two = yield* process(CircuitBreakerMiddleware.layerRedis({ url }), target)
+        const one = yield* process(RedisCircuitStore.layerFromEnv.pipe(Layer.provide(env)), target)
+        const two = yield* process(RedisCircuitStore.layer({ url }), target)
         one.upstream.answer = Upstream.status(500)
         yield* attempt(one.call, 3)
         assertRejected(yield* Effect.flip(two.call), provider)
@@ -436,8 +437,8 @@ describe("CircuitBreakerMiddleware", () => {
         const provider = `test-${randomUUID()}`
         const target = Upstream.target(undefined, { provider })
         const env = ConfigProvider.layer(ConfigProvider.fromEnv({ env: {} }))
-        const one = yield* process(CircuitBreakerMiddleware.layerFromEnv.pipe(Layer.provide(env)), target)
-        const two = yield* process(CircuitBreakerMiddleware.layerFromEnv.pipe(Layer.provide(env)), target)
+        const one = yield* process(RedisCircuitStore.layerFromEnv.pipe(Layer.provide(env)), target)
+        const two = yield* process(RedisCircuitStore.layerFromEnv.pipe(Layer.provide(env)), target)
         one.upstream.answer = Upstream.status(500)
         yield* attempt(one.call, 3)
         assertRejected(yield* Effect.flip(one.call), provider)

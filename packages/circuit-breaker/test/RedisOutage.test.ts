@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { CircuitBreakerMiddleware, CircuitKey } from "@switchyard/circuit-breaker"
+import { RedisCircuitStore } from "@switchyard/circuit-breaker/redis"
 import { RedisServer } from "@switchyard/fake-providers"
 import { StoreOutage } from "@switchyard/redis"
 import { Context, Duration, Effect, Exit, Layer, Logger, Metric, Schedule } from "effect"
@@ -18,7 +19,7 @@ const redisServer = (port?: number) =>
 const processAt = (url: string) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(
-      CircuitBreakerMiddleware.layerRedis({ url, prefix: `switchyard-test:outage:${randomUUID()}:` })
+      RedisCircuitStore.layer({ url, prefix: `switchyard-test:outage:${randomUUID()}:` })
     )
     const store = Context.get(context, CircuitBreaker.CircuitBreakerStore)
     const middlewareFor = yield* Effect.provideContext(CircuitBreakerMiddleware.factory, context)

@@ -70,6 +70,33 @@ const providerAccess = Layer.unwrap(
   UpstreamClient.UpstreamClient.useSync((client) => ProviderAccess.layer(Providers.adapters(client)))
 ).pipe(Layer.provide(UpstreamClient.UpstreamClient.layer()))
 
+/** A start-up error: Redis was asked for, but the optional peer that connects to it is missing. */
+export class MissingRedisPackage extends Data.TaggedError("MissingRedisPackage")<{
+  readonly message: string
+  readonly cause: unknown
+}> {}
+
+/**
+ * The cache and circuit stores in Redis. They are imported only when a Redis URL is given, so a
+ * gateway kept in memory needs neither `@switchyard/redis` (an optional peer) nor a Redis client.
+ */
+const redisStores = (url: Redacted.Redacted<string>) =>
+  Layer.unwrap(
+    Effect.tryPromise({
+      try: () => Promise.all([import("@switchyard/cache/redis"), import("@switchyard/circuit-breaker/redis")]),
+      catch: (cause) =>
+        new MissingRedisPackage({
+          message: "REDIS_URL (redisUrl) is set but the Redis stores could not be loaded: install " +
+            `@switchyard/redis next to @switchyard/gateway (${String(cause)})`,
+          cause
+        })
+    }).pipe(
+      Effect.map(([cache, circuits]) =>
+        Layer.merge(cache.RedisCacheStore.layer({ url }), circuits.RedisCircuitStore.layer({ url }))
+      )
+    )
+  )
+
 /** Every stage around a leaf's upstream call; core orders them by phase (`Stage.phases`). */
 const stages = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
   Layer.mergeAll(
@@ -81,11 +108,8 @@ const stages = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
     Layer.provide(embedder),
     Layer.provide(
       options.redisUrl === undefined
-        ? [CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory]
-        : [
-          CacheStore.layerRedis({ url: options.redisUrl }),
-          CircuitBreakerMiddleware.layerRedis({ url: options.redisUrl })
-        ]
+        ? Layer.merge(CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory)
+        : redisStores(options.redisUrl)
     )
   )
 
@@ -128,6 +152,7 @@ export type Services =
 /** Why the pipeline could not start: each names what to fix. */
 export type StartupError =
   | MissingSecret
+  | MissingRedisPackage
   | Database.DatabaseError
   | TrustedHosts.InvalidTrustedHosts
   | JwtVerifier.JwtConfigError

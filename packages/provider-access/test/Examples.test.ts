@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ServerSecret } from "@switchyard/auth"
 import { GatewayResponse, type ProviderRegistry, type ProviderTarget } from "@switchyard/core"
 import { ReadmeExamples } from "@switchyard/fake-providers"
-import { TestDatabase } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer } from "effect"
 import { call, layer } from "../examples/StoredIntegration.ts"
 

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { ServerSecret } from "@switchyard/auth"
 import { GatewayError } from "@switchyard/core"
 import { Integrations } from "@switchyard/provider-access"
-import { TestDatabase } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {

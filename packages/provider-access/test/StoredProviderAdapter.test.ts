@@ -1,7 +1,7 @@
 import { assert, it, layer } from "@effect/vitest"
 import { ConfigCompiler, GatewayError, ProviderRegistry, type ProviderTarget, Stage, Strategy } from "@switchyard/core"
 import { Integrations, ProviderAccess, StoredProviderAdapter, VirtualKeys } from "@switchyard/provider-access"
-import { TestDatabase } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer } from "effect"
 import {
   DEFAULT_WORKSPACE,

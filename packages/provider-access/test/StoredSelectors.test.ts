@@ -2,7 +2,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { GatewayError, ProviderSelection, RequestContext } from "@switchyard/core"
 import type { GatewayConfig } from "@switchyard/protocol"
 import { ProviderAccess, StoredConfigs, StoredSelectors } from "@switchyard/provider-access"
-import { TestDatabase } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Option } from "effect"
 import { DEFAULT_WORKSPACE, OTHER_WORKSPACE, repositoriesOn } from "./support/Fixtures.ts"
 

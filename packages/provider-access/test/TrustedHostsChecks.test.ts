@@ -8,7 +8,7 @@ import {
   StoredSelectors,
   VirtualKeys
 } from "@switchyard/provider-access"
-import { TestDatabase } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer, Result } from "effect"
 import { isIP } from "node:net"
 import { DEFAULT_WORKSPACE, recordingAdapter, repositoriesOn, requestFrom } from "./support/Fixtures.ts"

@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { GatewayError } from "@switchyard/core"
 import { VirtualKeys } from "@switchyard/provider-access"
-import { TestDatabase } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {

@@ -1,4 +1,3 @@
 export * as Database from "./Database.ts"
 export * as Migrations from "./Migrations.ts"
 export * as SqliteClient from "./SqliteClient.ts"
-export * as TestDatabase from "./TestDatabase.ts"

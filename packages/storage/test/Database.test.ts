@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Database, Migrations, TestDatabase } from "@switchyard/storage"
+import { Database, Migrations } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"

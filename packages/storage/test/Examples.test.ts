@@ -5,8 +5,6 @@ import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseLive, workspaces } from "../examples/DatabaseFromEnv.ts"
-// a suite of its own, run by importing it: one layer block per dialect
-import "../examples/BothDialects.ts"
 
 describe("README examples", () => {
   it("shows every example file verbatim", () => ReadmeExamples.check(new URL("..", import.meta.url)))

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { Database, Migrations, TestDatabase } from "@switchyard/storage"
+import { Database, Migrations } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Schema } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { TestDatabase } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 

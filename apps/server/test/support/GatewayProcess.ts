@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname
+const SOURCE_CONDITION = "--conditions=@switchyard/source"
 
 export interface GatewayProcess {
   readonly baseUrl: string
@@ -43,7 +44,8 @@ export const start = async (env: Readonly<Record<string, string | undefined>> = 
     if (value !== undefined) childEnv[name] = value
   }
   Object.assign(childEnv, { HOST: "127.0.0.1", PORT: String(port), GATEWAY_DATA_DIR: dataDir })
-  const child = spawn(process.execPath, [MAIN], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] })
+  // the workspace packages' sources, as the tests use them, rather than a build that may be stale
+  const child = spawn(process.execPath, [SOURCE_CONDITION, MAIN], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout.on("data", (data: Buffer) => (output += data.toString()))
   child.stderr.on("data", (data: Buffer) => (output += data.toString()))

@@ -9,7 +9,8 @@ import {
   type ProviderTarget
 } from "@switchyard/core"
 import { type Integrations, ProviderAccess, type StoredConfigs, type VirtualKeys } from "@switchyard/provider-access"
-import { type Database, Migrations, type TestDatabase } from "@switchyard/storage"
+import { type Database, Migrations } from "@switchyard/storage"
+import { type TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 

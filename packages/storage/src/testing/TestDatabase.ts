@@ -1,12 +1,14 @@
 /**
  * Migrated databases for other packages' tests, one per dialect, each private to the layer that
  * built it: SQLite in memory, and Postgres in a schema of its own that is dropped when the layer's
- * scope closes, so test runs never see each other's rows.
+ * scope closes, so test runs never see each other's rows. A test helper of this repository:
+ * `@switchyard/storage/testing` resolves only under the workspace's source condition and is not
+ * published.
  *
  * @example
  * ```ts
  * import { layer } from "@effect/vitest"
- * import { TestDatabase } from "@switchyard/storage"
+ * import { TestDatabase } from "@switchyard/storage/testing"
  *
  * for (const { name, layer: database } of TestDatabase.dialects) {
  *   layer(database)(`ApiKeyRepository on ${name}`, (it) => {
@@ -20,7 +22,7 @@ import { Config, Effect, Layer, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import * as Database from "./Database.ts"
+import * as Database from "../Database.ts"
 
 /** The Postgres server the tests use unless `SWITCHYARD_TEST_DATABASE_URL` names another. */
 export const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test"

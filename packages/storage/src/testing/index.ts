@@ -1,0 +1,5 @@
+/**
+ * `@switchyard/storage/testing`: migrated databases for this repository's tests. Not published:
+ * the entry exists only under the workspace's `@switchyard/source` condition.
+ */
+export * as TestDatabase from "./TestDatabase.ts"
