@@ -10,6 +10,7 @@ import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Effect, type Layer } from "effect"
 import { HttpRouter, type HttpServerResponse } from "effect/http"
+import type { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
 import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
@@ -27,6 +28,8 @@ type StoredServices =
   | StoredConfigs.StoredConfigs
   | StoredGuardrails.StoredGuardrails
   | Feedback.FeedbackStore
+  // management bodies are read under the server's body time limit
+  | BodyDeadlines
 
 export type Route =
   | {
@@ -86,7 +89,7 @@ export const table: ReadonlyArray<Route> = [
 /** The hot path: `METHOD /path` to a node:http handler. */
 export const nodeRoutes = (
   options: InferenceRoute.InferenceRouteOptions
-): Effect.Effect<NodeRoutes, never, Authenticator.Authenticator | Gateway.Gateway> =>
+): Effect.Effect<NodeRoutes, never, Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines> =>
   Effect.gen(function*() {
     const entries: Array<[string, NodeHandler]> = []
     for (const route of table) {

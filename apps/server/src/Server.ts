@@ -5,6 +5,7 @@
  */
 import { Pipeline } from "@switchyard/gateway"
 import { Layer } from "effect"
+import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
 import * as Routes from "./Routes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
@@ -26,6 +27,6 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     }
   ).pipe(
     // built before the server listens: node:http accepts connections as soon as it listens
-    Layer.provide(Pipeline.layer(config.pipeline))
+    Layer.provide(Layer.merge(Pipeline.layer(config.pipeline), BodyDeadlines.layer))
   )
 }

@@ -1,3 +1,4 @@
+export * as BodyDeadlines from "./http/BodyDeadlines.ts"
 export * as Edge from "./http/Edge.ts"
 export * as NodeBody from "./http/NodeBody.ts"
 export * as NodeEdge from "./http/NodeEdge.ts"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { NodeBody } from "@switchyard/server"
+import { BodyDeadlines, NodeBody } from "@switchyard/server"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { IncomingMessage } from "node:http"
@@ -13,22 +13,22 @@ const incoming = (headers: Record<string, string> = {}) => {
   return request
 }
 
-describe("NodeBody.readJsonObject", () => {
+describe("NodeBody.jsonObjectReader", () => {
   it.effect("reads a body that arrives in pieces within the time limit", () =>
     Effect.gen(function*() {
       const request = incoming()
-      const fiber = yield* Effect.forkChild(NodeBody.readJsonObject(request, limits))
+      const fiber = yield* Effect.forkChild((yield* NodeBody.jsonObjectReader(limits))(request))
       request.push("{\"model\":")
       yield* TestClock.adjust("59 seconds")
       request.push("\"m\"}")
       request.push(null)
       assert.deepStrictEqual(yield* Fiber.join(fiber), { model: "m" })
-    }))
+    }).pipe(Effect.provide(BodyDeadlines.BodyDeadlines.layer)))
 
   it.effect("answers 408 when the body is slower than the limit", () =>
     Effect.gen(function*() {
       const request = incoming()
-      const fiber = yield* Effect.forkChild(Effect.flip(NodeBody.readJsonObject(request, limits)))
+      const fiber = yield* Effect.forkChild(Effect.flip((yield* NodeBody.jsonObjectReader(limits))(request)))
       request.push("{\"model\":")
       yield* TestClock.adjust("59 seconds")
       assert.isUndefined(fiber.pollUnsafe())
@@ -36,25 +36,27 @@ describe("NodeBody.readJsonObject", () => {
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error._tag, "ClientTimeout")
       assert.strictEqual(error.message, "body: did not arrive within 60 s")
-    }))
+    }).pipe(Effect.provide(BodyDeadlines.BodyDeadlines.layer)))
 
   it.effect("answers 413 past the size limit, from the declared length or from the bytes", () =>
     Effect.gen(function*() {
-      const declared = yield* Effect.flip(NodeBody.readJsonObject(incoming({ "content-length": "2048" }), limits))
+      const declared = yield* Effect.flip(
+        (yield* NodeBody.jsonObjectReader(limits))(incoming({ "content-length": "2048" }))
+      )
       assert.strictEqual(declared._tag, "PayloadTooLarge")
       const request = incoming()
-      const fiber = yield* Effect.forkChild(Effect.flip(NodeBody.readJsonObject(request, limits)))
+      const fiber = yield* Effect.forkChild(Effect.flip((yield* NodeBody.jsonObjectReader(limits))(request)))
       request.push(Buffer.alloc(2048, 0x20))
       assert.strictEqual((yield* Fiber.join(fiber))._tag, "PayloadTooLarge")
-    }))
+    }).pipe(Effect.provide(BodyDeadlines.BodyDeadlines.layer)))
 
   it.effect("refuses a body nested deeper than 64 levels before parsing it", () =>
     Effect.gen(function*() {
       const request = incoming()
-      const fiber = yield* Effect.forkChild(Effect.flip(NodeBody.readJsonObject(request, limits)))
+      const fiber = yield* Effect.forkChild(Effect.flip((yield* NodeBody.jsonObjectReader(limits))(request)))
       request.push(`{"a":${"[".repeat(64)}${"]".repeat(64)}}`)
       request.push(null)
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error.message, "body: must not be nested deeper than 64 levels of objects and arrays")
-    }))
+    }).pipe(Effect.provide(BodyDeadlines.BodyDeadlines.layer)))
 })

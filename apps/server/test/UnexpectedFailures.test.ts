@@ -8,7 +8,7 @@
 import { Authenticator } from "@switchyard/auth"
 import { ConfigCompiler, Gateway, GatewayResponse, ProviderRegistry, ProviderSelection, Stage } from "@switchyard/core"
 import { Routing } from "@switchyard/routing"
-import { ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
+import { BodyDeadlines, ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
 import { Cause, Effect, Fiber, Layer, Logger, Option, Redacted, Stream } from "effect"
 import { HttpRouter } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -99,7 +99,11 @@ beforeAll(async () => {
     { host: "127.0.0.1", port, gracefulShutdownMs: 1_000, headersTimeoutMs: 30_000, bodyTimeoutMs: 60_000 },
     { node: Routes.nodeRoutes({ body: { maxBytes: 1024 * 1024, timeoutMs: 60_000 } }), router: dyingRoute }
   ).pipe(
-    Layer.provide([pipeline, Authenticator.Authenticator.layerAdminKey(Redacted.make(ADMIN))]),
+    Layer.provide([
+      pipeline,
+      Authenticator.Authenticator.layerAdminKey(Redacted.make(ADMIN)),
+      BodyDeadlines.BodyDeadlines.layer
+    ]),
     Layer.provide(Logger.layer([capture]))
   )
   const ready = Promise.withResolvers<void>()

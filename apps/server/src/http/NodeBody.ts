@@ -5,9 +5,10 @@
  * here. Giving up on a body leaves the socket open, so the error answer can still be written.
  */
 import { GatewayError, type GatewayRequest } from "@switchyard/core"
-import { Duration, Effect } from "effect"
+import { Effect } from "effect"
 import type { IncomingHttpHeaders } from "node:http"
 import type { Readable } from "node:stream"
+import { BodyDeadlines } from "./BodyDeadlines.ts"
 import * as JsonBody from "./JsonBody.ts"
 
 type BodyError = GatewayError.InvalidRequest | GatewayError.PayloadTooLarge | GatewayError.ClientTimeout
@@ -20,36 +21,37 @@ export interface BodyLimits {
 /** node's request (HTTP/1 or HTTP/2), as far as reading its body goes. */
 export type IncomingBody = Readable & { readonly headers: IncomingHttpHeaders }
 
-export const readJsonObject = (
-  request: IncomingBody,
+/** A reader of bodies within `limits`, its deadlines kept by the server's BodyDeadlines. */
+export const jsonObjectReader = (
   limits: BodyLimits
-): Effect.Effect<GatewayRequest.JsonObject, BodyError> => {
-  if (Number(request.headers["content-length"]) > limits.maxBytes) {
-    return Effect.fail(new GatewayError.PayloadTooLarge({ limitBytes: limits.maxBytes }))
-  }
-  return readBytes(request, limits.maxBytes).pipe(
-    Effect.timeoutOrElse({
-      duration: Duration.millis(limits.timeoutMs),
-      orElse: () => Effect.fail(bodyTooSlow(limits.timeoutMs))
-    }),
-    Effect.flatMap(JsonBody.parseObject)
+): Effect.Effect<
+  (request: IncomingBody) => Effect.Effect<GatewayRequest.JsonObject, BodyError>,
+  never,
+  BodyDeadlines
+> =>
+  BodyDeadlines.use((deadlines) =>
+    Effect.succeed((request: IncomingBody) => {
+      if (Number(request.headers["content-length"]) > limits.maxBytes) {
+        return Effect.fail(new GatewayError.PayloadTooLarge({ limitBytes: limits.maxBytes }))
+      }
+      return Effect.flatMap(readBytes(request, limits, deadlines), JsonBody.parseObject)
+    })
   )
-}
 
 export const bodyTooSlow = (timeoutMs: number) =>
   new GatewayError.ClientTimeout({ message: `body: did not arrive within ${timeoutMs / 1000} s` })
 
-const readBytes = (request: IncomingBody, limitBytes: number) =>
+const readBytes = (request: IncomingBody, limits: BodyLimits, deadlines: BodyDeadlines["Service"]) =>
   Effect.callback<Buffer, BodyError>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size > limitBytes) {
+      if (size > limits.maxBytes) {
         cleanup()
         // keep reading and dropping the rest, so the answer can be written on this connection
         request.resume()
-        resume(Effect.fail(new GatewayError.PayloadTooLarge({ limitBytes })))
+        resume(Effect.fail(new GatewayError.PayloadTooLarge({ limitBytes: limits.maxBytes })))
         return
       }
       chunks.push(chunk)
@@ -62,7 +64,12 @@ const readBytes = (request: IncomingBody, limitBytes: number) =>
       cleanup()
       resume(Effect.fail(new GatewayError.InvalidRequest({ message: "body: could not be read", param: null })))
     }
+    const cancelDeadline = deadlines.start(limits.timeoutMs, () => {
+      cleanup()
+      resume(Effect.fail(bodyTooSlow(limits.timeoutMs)))
+    })
     const cleanup = () => {
+      cancelDeadline()
       request.off("data", onData)
       request.off("end", onEnd)
       request.off("error", onError)

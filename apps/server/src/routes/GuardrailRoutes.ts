@@ -6,6 +6,7 @@ import type { GatewayError } from "@switchyard/core"
 import { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import { StoredObjectRequests } from "@switchyard/protocol"
 import { Effect } from "effect"
+import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
 import { body, list, param, type RouteInput } from "./ManagementRoute.ts"
 
 type Handler<R> = (input: RouteInput) => Effect.Effect<unknown, GatewayError.GatewayError, R>
@@ -13,7 +14,7 @@ type Handler<R> = (input: RouteInput) => Effect.Effect<unknown, GatewayError.Gat
 const createGuardrailBody = body(StoredObjectRequests.CreateGuardrail)
 const jsonBody = body(Feedback.FeedbackRequest)
 
-export const createGuardrail: Handler<StoredGuardrails.StoredGuardrails> = (input) =>
+export const createGuardrail: Handler<StoredGuardrails.StoredGuardrails | BodyDeadlines> = (input) =>
   Effect.gen(function*() {
     const request = yield* createGuardrailBody(input.request)
     return yield* (yield* StoredGuardrails.StoredGuardrails).create(input.principal.workspaceId, request)
@@ -30,7 +31,7 @@ export const deleteGuardrail: Handler<StoredGuardrails.StoredGuardrails> = (inpu
     guardrails.remove(input.principal.workspaceId, param(input, "id"))
   )
 
-export const createFeedback: Handler<Feedback.FeedbackStore> = (input) =>
+export const createFeedback: Handler<Feedback.FeedbackStore | BodyDeadlines> = (input) =>
   Effect.flatMap(jsonBody(input.request), (request) => Feedback.create(input.principal.workspaceId, request))
 
 export const listFeedback: Handler<Feedback.FeedbackStore> = (input) =>

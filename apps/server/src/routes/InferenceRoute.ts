@@ -8,8 +8,9 @@ import type { Authenticator } from "@switchyard/auth"
 import { type Endpoint, Gateway, type Principal, RequestContext } from "@switchyard/core"
 import { Effect } from "effect"
 import type { IncomingMessage } from "node:http"
+import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
 import * as Edge from "../http/Edge.ts"
-import { type BodyLimits, readJsonObject } from "../http/NodeBody.ts"
+import { type BodyLimits, jsonObjectReader } from "../http/NodeBody.ts"
 import type { NodeHandler } from "../http/NodeEdge.ts"
 import * as NodeResponse from "../http/NodeResponse.ts"
 
@@ -22,16 +23,17 @@ export const make = (
   endpoint: Endpoint.Endpoint,
   scope: Principal.Scope,
   options: InferenceRouteOptions
-): Effect.Effect<NodeHandler, never, Authenticator.Authenticator | Gateway.Gateway> =>
+): Effect.Effect<NodeHandler, never, Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines> =>
   Effect.gen(function*() {
     const admit = yield* Edge.admission(scope)
+    const readJsonObject = yield* jsonObjectReader(options.body)
     const gateway = yield* Gateway.Gateway
     const handle: NodeHandler = (request, response) => {
       const headers = headerRecord(request)
       const traceId = RequestContext.traceIdOf(headers)
       return Effect.gen(function*() {
         const principal = yield* admit(headers)
-        const body = yield* readJsonObject(request, options.body)
+        const body = yield* readJsonObject(request)
         const context = yield* RequestContext.make({ traceId, headers, principal, receivedAt: Date.now() })
         const answer = yield* gateway.handle({ endpoint, body, context })
         yield* NodeResponse.write(response, answer, traceId)

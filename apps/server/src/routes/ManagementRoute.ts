@@ -9,8 +9,9 @@ import { GatewayError, type Principal, RequestContext } from "@switchyard/core"
 import { InvalidInput } from "@switchyard/protocol"
 import { Context, Effect, Result, type Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
 import * as Edge from "../http/Edge.ts"
-import { readJsonObject } from "../http/NodeBody.ts"
+import { jsonObjectReader } from "../http/NodeBody.ts"
 
 export interface RouteInput {
   readonly principal: Principal.Principal
@@ -73,10 +74,11 @@ export const notFound = (request: HttpServerRequest.HttpServerRequest) =>
 /** The request's JSON body decoded with `schema`; a 400 naming the field and the rule otherwise. */
 export const body = <S extends Schema.Decoder<unknown>>(schema: S) => {
   const decode = InvalidInput.decodeInputResult(schema)
-  return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<S["Type"], GatewayError.GatewayError> =>
-    BodyTimeoutMs.use((timeoutMs) =>
-      readJsonObject(NodeHttpServerRequest.toIncomingMessage(request), { maxBytes: MAX_BODY_BYTES, timeoutMs })
-    ).pipe(
+  return (
+    request: HttpServerRequest.HttpServerRequest
+  ): Effect.Effect<S["Type"], GatewayError.GatewayError, BodyDeadlines> =>
+    BodyTimeoutMs.use((timeoutMs) => jsonObjectReader({ maxBytes: MAX_BODY_BYTES, timeoutMs })).pipe(
+      Effect.flatMap((read) => read(NodeHttpServerRequest.toIncomingMessage(request))),
       Effect.flatMap((value) => {
         const decoded = decode(value)
         return Result.isSuccess(decoded)

@@ -7,6 +7,7 @@ import type { GatewayError } from "@switchyard/core"
 import { StoredObjectRequests } from "@switchyard/protocol"
 import { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Effect } from "effect"
+import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
 import { body, list, param, type RouteInput } from "./ManagementRoute.ts"
 
 const createApiKeyBody = body(StoredObjectRequests.CreateApiKey)
@@ -17,7 +18,7 @@ const updateConfigBody = body(StoredObjectRequests.UpdateConfig)
 
 export const createApiKey = (
   input: RouteInput
-): Effect.Effect<ApiKeys.CreatedApiKey, GatewayError.GatewayError, ApiKeys.ApiKeys> =>
+): Effect.Effect<ApiKeys.CreatedApiKey, GatewayError.GatewayError, ApiKeys.ApiKeys | BodyDeadlines> =>
   Effect.gen(function*() {
     const request = yield* createApiKeyBody(input.request)
     // a key grants only what it holds, in its own workspace (unless it is an admin key)
