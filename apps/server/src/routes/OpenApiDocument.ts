@@ -31,7 +31,7 @@ const errorAnswers = {
   413: "The body is too large.",
   446: "A guardrail denied the request or the answer; `hook_results` says which.",
   502: "The provider could not be reached. A provider's own error status is passed on as it answered.",
-  503: "Every target's circuit is open."
+  503: "Not available now: every target's circuit is open, or a store the gateway needs is down."
 } as const
 
 type ErrorStatus = keyof typeof errorAnswers

@@ -96,7 +96,7 @@ export interface Operation {
   readonly headers?: ReadonlyArray<Header>
   readonly answer: Answer
   /** Statuses beyond those the route's scope, body and path imply. */
-  readonly errors?: ReadonlyArray<409>
+  readonly errors?: ReadonlyArray<409 | 503>
   /** The route chooses a provider and answers with the provider's own failures too. */
   readonly upstream?: boolean
 }
@@ -133,6 +133,10 @@ const json = (description: string, schema?: SchemaName): Answer =>
     schema
   }
 
+const ModelsQuery = Schema.Struct({
+  provider: Schema.optionalKey(Schema.String.annotate({ description: "Only this provider's models." }))
+})
+
 const listOf = (things: string): Answer => json(`The caller's workspace's ${things}, in the list shape.`, "List")
 
 /** Every route's description, by `METHOD path` as in the route table. */
@@ -145,7 +149,8 @@ export const operations: Readonly<Record<string, Operation>> = {
   "GET /ready": {
     tag: "Service",
     summary: "Readiness",
-    answer: json("200 when the database (and Redis, when configured) answer, else 503 naming what is down.")
+    answer: json("`{\"status\": \"ready\", \"checks\"}` when the database (and Redis, when configured) answer."),
+    errors: [503]
   },
   "GET /v1/openapi.json": {
     tag: "Service",
@@ -203,15 +208,15 @@ export const operations: Readonly<Record<string, Operation>> = {
   "GET /v1/models": {
     tag: "Models",
     summary: "List models",
-    query: Schema.Struct({
-      provider: Schema.optionalKey(Schema.String.annotate({ description: "Only this provider's models." }))
-    }),
+    query: ModelsQuery,
     answer: json("The catalog in OpenAI's list shape, with context lengths and prices.")
   },
   "GET /v1/models/:id": {
     tag: "Models",
     summary: "Get a model",
-    answer: json("One model object.")
+    description: "When several providers serve the id, the first listed answers unless `provider` names one.",
+    query: ModelsQuery,
+    answer: json("One model object, as the list shows it.")
   },
   "POST /v1/api-keys": {
     tag: "API keys",
