@@ -68,26 +68,32 @@ describe("GET /docs in Chromium", () => {
       if (new URL(request.url()).hostname === "127.0.0.1") failures.push(`failed: ${request.url()}`)
     })
 
-    await page.goto(`${gateway.baseUrl}/docs`, { waitUntil: "load", timeout: SLOW })
-    // Swagger UI renders every operation at once: waiting for the last one waits for them all
-    await page.locator(".opblock").nth(Routes.table.length - 1).waitFor({ timeout: SLOW })
-    const listed = await page.locator(".opblock-summary").evaluateAll((summaries) =>
-      summaries.map((summary) => ({
-        route: `${summary.querySelector(".opblock-summary-method")?.textContent} ${
-          summary.querySelector(".opblock-summary-path")?.getAttribute("data-path")
-        }`,
-        locked: summary.querySelector(".authorization__btn") !== null
-      }))
-    )
-    await context.close()
+    try {
+      await page.goto(`${gateway.baseUrl}/docs`, { waitUntil: "load", timeout: SLOW })
+      // Swagger UI renders every operation at once: waiting for the last one waits for them all
+      await page.locator(".opblock").nth(Routes.table.length - 1).waitFor({ timeout: SLOW }).catch((error) => {
+        throw new Error(`/docs did not list ${Routes.table.length} operations (${error}); the page reported:
+${[...elsewhere, ...failures].join("\n")}`)
+      })
+      const listed = await page.locator(".opblock-summary").evaluateAll((summaries) =>
+        summaries.map((summary) => ({
+          route: `${summary.querySelector(".opblock-summary-method")?.textContent} ${
+            summary.querySelector(".opblock-summary-path")?.getAttribute("data-path")
+          }`,
+          locked: summary.querySelector(".authorization__btn") !== null
+        }))
+      )
 
-    expect(listed.toSorted((a, b) => a.route.localeCompare(b.route))).toEqual(
-      Routes.table.map((route) => ({
-        route: `${route.method} ${route.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`,
-        locked: route.scope !== null
-      })).toSorted((a, b) => a.route.localeCompare(b.route))
-    )
-    expect(elsewhere).toEqual([])
-    expect(failures).toEqual([])
+      expect(elsewhere).toEqual([])
+      expect(failures).toEqual([])
+      expect(listed.toSorted((a, b) => a.route.localeCompare(b.route))).toEqual(
+        Routes.table.map((route) => ({
+          route: `${route.method} ${route.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`,
+          locked: route.scope !== null
+        })).toSorted((a, b) => a.route.localeCompare(b.route))
+      )
+    } finally {
+      await context.close()
+    }
   }, SLOW * 2)
 })
