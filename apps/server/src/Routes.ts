@@ -12,6 +12,7 @@ import { Effect, type Layer } from "effect"
 import { HttpRouter, type HttpServerResponse } from "effect/http"
 import type { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
+import * as Readiness from "./Readiness.ts"
 import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
@@ -52,9 +53,17 @@ export type Route =
     readonly scope: null
     readonly public: HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse>
   }
+  | {
+    readonly method: "GET"
+    readonly path: HttpRouter.PathInput
+    readonly scope: null
+    /** A public answer that asks the stores how they are. */
+    readonly readiness: Effect.Effect<HttpServerResponse.HttpServerResponse, never, Readiness.Readiness>
+  }
 
 export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/health", scope: null, public: HealthRoute.response },
+  { method: "GET", path: "/ready", scope: null, readiness: HealthRoute.readiness },
   { method: "GET", path: "/v1/openapi.json", scope: null, public: OpenApiRoute.document(() => table) },
   { method: "GET", path: "/docs", scope: null, public: OpenApiRoute.docsPage },
   { method: "GET", path: "/docs/swagger-ui.css", scope: null, public: OpenApiRoute.docsStyle },
@@ -63,6 +72,7 @@ export const table: ReadonlyArray<Route> = [
   { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },
   { method: "POST", path: "/v1/embeddings", scope: "completions", inference: "embeddings" },
   { method: "GET", path: "/v1/models", scope: "completions", handler: ModelRoutes.listModels },
+  { method: "GET", path: "/v1/models/:id", scope: "completions", handler: ModelRoutes.retrieveModel },
   { method: "POST", path: "/v1/api-keys", scope: "keys", handler: Stored.createApiKey },
   { method: "GET", path: "/v1/api-keys", scope: "keys", handler: Stored.listApiKeys },
   { method: "DELETE", path: "/v1/api-keys/:id", scope: "keys", handler: Stored.revokeApiKey },
@@ -107,12 +117,17 @@ export const nodeRoutes = (
 export const routerRoutes: Layer.Layer<
   never,
   never,
-  HttpRouter.HttpRouter | Authenticator.Authenticator | StoredServices
+  HttpRouter.HttpRouter | Authenticator.Authenticator | StoredServices | Readiness.Readiness
 > = HttpRouter
   .use((router) =>
     Effect.gen(function*() {
+      const readiness = yield* Readiness.Readiness
       for (const route of table) {
         if ("public" in route) yield* router.add(route.method, route.path, ManagementRoute.open(route.public))
+        if ("readiness" in route) {
+          const answer = Effect.provideService(route.readiness, Readiness.Readiness, readiness)
+          yield* router.add(route.method, route.path, ManagementRoute.open(answer))
+        }
         if ("handler" in route) {
           yield* router.add(route.method, route.path, yield* ManagementRoute.route(route.scope, route.handler))
         }

@@ -7,6 +7,7 @@ import { Pipeline } from "@switchyard/gateway"
 import { Layer } from "effect"
 import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
+import * as Readiness from "./Readiness.ts"
 import * as Routes from "./Routes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
@@ -23,7 +24,11 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     },
     {
       node: Routes.nodeRoutes({ body: { maxBytes: config.maxBodyBytes, timeoutMs: bodyTimeoutMs } }),
-      router: Routes.routerRoutes.pipe(Layer.provide(Layer.succeed(ManagementRoute.BodyTimeoutMs, bodyTimeoutMs)))
+      router: Routes.routerRoutes.pipe(
+        Layer.provide(Layer.succeed(ManagementRoute.BodyTimeoutMs, bodyTimeoutMs)),
+        // /ready asks the pipeline's database, and Redis when the pipeline keeps its stores there
+        Layer.provide(Readiness.layer({ redisUrl: config.pipeline.redisUrl }))
+      )
     }
   ).pipe(
     // built before the server listens: node:http accepts connections as soon as it listens
