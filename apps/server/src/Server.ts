@@ -7,6 +7,7 @@ import { Pipeline } from "@switchyard/gateway"
 import { Layer } from "effect"
 import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
+import { Logs } from "./logging/Logs.ts"
 import * as Readiness from "./Readiness.ts"
 import * as Routes from "./Routes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
@@ -32,6 +33,8 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     }
   ).pipe(
     // built before the server listens: node:http accepts connections as soon as it listens
-    Layer.provide(Layer.merge(Pipeline.layer(config.pipeline), BodyDeadlines.layer))
+    Layer.provide(Layer.merge(Pipeline.layer(config.pipeline), BodyDeadlines.layer)),
+    // outermost, so that building the pipeline logs in the configured format too
+    Layer.provideMerge(Logs.layer(config.logs))
   )
 }

@@ -12,6 +12,13 @@ export const ServerConfig = Config.all({
   shutdownGraceSeconds: Config.Int("GATEWAY_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(30)),
   headersTimeoutSeconds: Config.Int("GATEWAY_HEADERS_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   bodyTimeoutSeconds: Config.Int("GATEWAY_BODY_TIMEOUT_SECONDS").pipe(Config.withDefault(60)),
+  logs: Config.all({
+    // a person at a terminal reads pretty lines; anything else (a collector, a file) gets JSON
+    format: Config.Literals(["json", "pretty"], "GATEWAY_LOG_FORMAT").pipe(
+      Config.withDefault(process.stdout.isTTY ? "pretty" : "json")
+    ),
+    level: Config.Literals(["debug", "info", "warn", "error"], "GATEWAY_LOG_LEVEL").pipe(Config.withDefault("info"))
+  }),
   pipeline: Pipeline.OptionsConfig
 })
 

@@ -8,8 +8,8 @@
 import { Authenticator } from "@switchyard/auth"
 import { ConfigCompiler, Gateway, GatewayResponse, ProviderRegistry, ProviderSelection, Stage } from "@switchyard/core"
 import { Routing } from "@switchyard/routing"
-import { BodyDeadlines, ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
-import { Cause, Effect, Fiber, Layer, Logger, Option, Redacted, Stream } from "effect"
+import { BodyDeadlines, Logs, ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
+import { Effect, Fiber, Layer, Option, Redacted, Stream } from "effect"
 import { HttpRouter } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "./support/GatewayProcess.ts"
@@ -63,9 +63,12 @@ const dyingSelector: ProviderSelection.Selector = {
       : Effect.die(new Error("selector defect"))
 }
 
-const logged: Array<{ readonly message: unknown; readonly cause: string }> = []
-const capture = Logger.make<unknown, void>(({ cause, message }) => {
-  logged.push({ message, cause: Cause.pretty(cause) })
+const logged: Array<{ readonly msg: string; readonly cause: string }> = []
+const capture = Logs.Logs.layer({ format: "json", level: "info" }, (text) => {
+  for (const line of text.trimEnd().split("\n")) {
+    const event = JSON.parse(line) as { readonly msg: string; readonly cause?: string }
+    logged.push({ msg: event.msg, cause: event.cause ?? "" })
+  }
 })
 
 const pipeline = Gateway.Gateway.layer.pipe(
@@ -104,7 +107,7 @@ beforeAll(async () => {
       Authenticator.Authenticator.layerAdminKey(Redacted.make(ADMIN)),
       BodyDeadlines.BodyDeadlines.layer
     ]),
-    Layer.provide(Logger.layer([capture]))
+    Layer.provideMerge(capture)
   )
   const ready = Promise.withResolvers<void>()
   const fiber = Effect.runFork(
@@ -149,7 +152,7 @@ describe("a defect inside the gateway", () => {
     const before = logged.length
     await expectInternalError(await chat(headers))
     const entry = logged.slice(before).find((line) => line.cause.includes(cause))
-    expect(entry?.message).toEqual(["request failed unexpectedly"])
+    expect(entry?.msg).toBe("request failed unexpectedly")
   })
 
   it("in the middle of a stream ends it with an error event and no [DONE]", async () => {

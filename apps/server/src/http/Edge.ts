@@ -70,7 +70,8 @@ export const answerOf = (error: GatewayError.GatewayError, traceId: string): Fai
 }
 
 /**
- * However a request failed: its typed error answers in the envelope; a defect is logged with its
+ * However a request failed: its typed error answers in the envelope (logged with its cause when
+ * it answers 5xx); a defect is logged with its
  * cause and the trace id and answers 500, so that no request is left without an answer; an
  * interruption (the client left, or the server is stopping) stays one, and the path ends the
  * exchange.
@@ -83,7 +84,12 @@ export const failureOf = (
   traceId: string
 ): Effect.Effect<Failure> => {
   const error = Cause.findErrorOption(cause)
-  if (Option.isSome(error)) return Effect.succeed(answerOf(error.value, traceId))
+  if (Option.isSome(error)) {
+    const failure = answerOf(error.value, traceId)
+    // a 5xx is the gateway's or an upstream's fault: an operator needs its cause
+    if (failure.status < 500) return Effect.succeed(failure)
+    return Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ trace_id: traceId }), Effect.as(failure))
+  }
   if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
   return Effect.logError("request failed unexpectedly", cause).pipe(
     Effect.annotateLogs({ trace_id: traceId }),

@@ -6,14 +6,24 @@
  * README's benchmark), which the hot path cannot afford.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Console, Effect, Fiber, Layer, Scope } from "effect"
+import { RequestContext } from "@switchyard/core"
+import { Effect, Fiber, Layer, Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { Logs } from "../logging/Logs.ts"
+import * as AccessLine from "./AccessLine.ts"
 import * as ClientError from "./ClientError.ts"
 import { DrainingServer } from "./DrainingServer.ts"
 
-/** A hot-path handler: answers on `response` itself, never fails. */
-export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => Effect.Effect<void>
+/**
+ * A hot-path handler: answers on `response` itself, never fails, and notes on `access` what the
+ * request's access line should say.
+ */
+export type NodeHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  access: AccessLine.Details
+) => Effect.Effect<void>
 
 /** Hot-path handlers by `METHOD /path`. */
 export type NodeRoutes = ReadonlyMap<string, NodeHandler>
@@ -31,6 +41,18 @@ export interface NodeEdgeOptions {
 /** How long interrupted handlers may take to write their last words at shutdown. */
 const INTERRUPT_GRACE_MS = 1_000
 
+/**
+ * The request's trace id, given by the caller or made here, written back into its headers so
+ * that both paths, their answers and the access line use this one.
+ */
+const assignTraceId = (request: IncomingMessage): string => {
+  const given = request.headers[RequestContext.Headers.traceId]
+  if (typeof given === "string" && given !== "") return given
+  const traceId = RequestContext.generateTraceId()
+  request.headers[RequestContext.Headers.traceId] = traceId
+  return traceId
+}
+
 const routeKey = (request: IncomingMessage): string => {
   const url = request.url ?? "/"
   const query = url.indexOf("?")
@@ -47,6 +69,7 @@ export const layer = <EF, RF, A, EA, RA>(
   Layer.effectDiscard(Effect.gen(function*() {
     const scope = yield* Effect.scope
     const run = Effect.runForkWith(yield* Effect.context<never>())
+    const logs = yield* Logs
     const nodeRoutes = yield* routes.node
     const requestScope = yield* Scope.fork(scope, "parallel")
     const routerApp = yield* HttpRouter.toHttpEffect(routes.router)
@@ -62,18 +85,24 @@ export const layer = <EF, RF, A, EA, RA>(
     })
     server.on("clientError", ClientError.answer)
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      const started = performance.now()
+      const access: AccessLine.Details = { traceId: assignTraceId(request) }
       const handler = nodeRoutes.get(routeKey(request))
-      if (handler === undefined) return routerHandler(request, response)
-      const fiber = run(handler(request, response))
+      if (handler === undefined) {
+        response.on("close", () => logs.write(AccessLine.event(request, response, access, started)))
+        return routerHandler(request, response)
+      }
+      const fiber = run(handler(request, response, access))
       inFlight.add(fiber)
       fiber.addObserver(() => inFlight.delete(fiber))
-      // the client went away before the answer was complete: stop the upstream call too
       response.on("close", () => {
+        // the client went away before the answer was complete: stop the upstream call too
         if (!response.writableEnded) fiber.interruptUnsafe()
+        logs.write(AccessLine.event(request, response, access, started))
       })
     })
     yield* listen(server, options)
-    yield* Console.log(`Switchyard listening on http://${options.host}:${addressPort(server)}`)
+    yield* Effect.logInfo(`Switchyard listening on http://${options.host}:${addressPort(server)}`)
     yield* Effect.addFinalizer(() =>
       close(server).pipe(
         Effect.timeoutOrElse({ duration: options.gracefulShutdownMs, orElse: () => Effect.void }),

@@ -5,6 +5,7 @@
 import { GatewayError, type GatewayResponse } from "@switchyard/core"
 import { Cause, Effect, Stream } from "effect"
 import type { ServerResponse } from "node:http"
+import * as AccessLine from "./AccessLine.ts"
 import * as Edge from "./Edge.ts"
 import * as SseBody from "./SseBody.ts"
 
@@ -12,8 +13,12 @@ import * as SseBody from "./SseBody.ts"
 export const writeCause = (
   response: ServerResponse,
   cause: Cause.Cause<GatewayError.GatewayError>,
-  traceId: string
-): Effect.Effect<void> => Effect.map(Edge.failureOf(cause, traceId), (failure) => answerOrCut(response, failure))
+  access: AccessLine.Details
+): Effect.Effect<void> =>
+  Effect.map(Edge.failureOf(cause, access.traceId), (failure) => {
+    AccessLine.noteAnswer(access, failure.headers)
+    answerOrCut(response, failure)
+  })
 
 const stopped = new GatewayError.Unavailable({
   message: "the gateway is shutting down and stopped before this answer was complete"

@@ -8,6 +8,7 @@ import type { Authenticator } from "@switchyard/auth"
 import { type Endpoint, Gateway, type Principal, RequestContext } from "@switchyard/core"
 import { Effect } from "effect"
 import type { IncomingMessage } from "node:http"
+import * as AccessLine from "../http/AccessLine.ts"
 import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
 import * as Edge from "../http/Edge.ts"
 import { type BodyLimits, jsonObjectReader } from "../http/NodeBody.ts"
@@ -28,17 +29,21 @@ export const make = (
     const admit = yield* Edge.admission(scope)
     const readJsonObject = yield* jsonObjectReader(options.body)
     const gateway = yield* Gateway.Gateway
-    const handle: NodeHandler = (request, response) => {
+    const handle: NodeHandler = (request, response, access) => {
       const headers = headerRecord(request)
-      const traceId = RequestContext.traceIdOf(headers)
+      const traceId = access.traceId
       return Effect.gen(function*() {
         const principal = yield* admit(headers)
+        access.apiKeyId = principal.keyId
+        access.workspaceId = principal.workspaceId
         const body = yield* readJsonObject(request)
+        if (typeof body.model === "string") access.model = body.model
         const context = yield* RequestContext.make({ traceId, headers, principal, receivedAt: Date.now() })
         const answer = yield* gateway.handle({ endpoint, body, context })
+        AccessLine.noteAnswer(access, answer.headers)
         yield* NodeResponse.write(response, answer, traceId)
       }).pipe(
-        Effect.catchCause((cause) => NodeResponse.writeCause(response, cause, traceId)),
+        Effect.catchCause((cause) => NodeResponse.writeCause(response, cause, access)),
         Effect.onInterrupt(() => Effect.sync(() => NodeResponse.writeInterrupted(response, traceId)))
       )
     }

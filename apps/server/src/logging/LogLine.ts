@@ -1,0 +1,56 @@
+/**
+ * One log event as one line (extensions.md, "Running it", logs): `json` is one object per line
+ * for machines; `pretty` is for a person at a terminal. Both show the same fields.
+ */
+
+export type LogFormat = "json" | "pretty"
+
+export type Level = "debug" | "info" | "warn" | "error"
+
+/** A field's value: any JSON value (an annotation may be an object); absent fields are left out. */
+export type FieldValue = unknown
+
+export interface LogEvent {
+  readonly time: Date
+  readonly level: Level
+  readonly message: string
+  readonly fields: Readonly<Record<string, FieldValue>>
+  /** A failure's cause, already rendered (stack and all); only in error events. */
+  readonly cause?: string | undefined
+}
+
+export const format = (event: LogEvent, as: LogFormat): string => as === "json" ? json(event) : pretty(event)
+
+const json = (event: LogEvent): string => {
+  const record: Record<string, unknown> = {
+    time: event.time.toISOString(),
+    level: event.level,
+    msg: event.message
+  }
+  for (const name in event.fields) {
+    const value = event.fields[name]
+    if (value !== undefined) record[name] = value
+  }
+  if (event.cause !== undefined) record.cause = event.cause
+  return JSON.stringify(record, jsonSafe)
+}
+
+/** A value JSON has no form for is written as text rather than failing the whole line. */
+const jsonSafe = (_key: string, value: unknown): unknown => typeof value === "bigint" ? String(value) : value
+
+const prettyValue = (value: unknown): string => {
+  if (typeof value === "string") return /[\s"=]/.test(value) ? JSON.stringify(value) : value
+  return typeof value === "object" && value !== null ? JSON.stringify(value, jsonSafe) : String(value)
+}
+
+const levelLabels: Readonly<Record<Level, string>> = { debug: "DEBUG", info: "INFO ", warn: "WARN ", error: "ERROR" }
+
+const pretty = (event: LogEvent): string => {
+  let line = `${event.time.toISOString()} ${levelLabels[event.level]} ${event.message}`
+  for (const name in event.fields) {
+    const value = event.fields[name]
+    if (value !== undefined) line += ` ${name}=${prettyValue(value)}`
+  }
+  // the cause keeps its own lines, indented under the event it belongs to
+  return event.cause === undefined ? line : `${line}\n  ${event.cause.replaceAll("\n", "\n  ")}`
+}

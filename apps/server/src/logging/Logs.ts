@@ -1,0 +1,90 @@
+/**
+ * The server's one log output (extensions.md, "Running it", logs): one line per event on stdout,
+ * `json` or `pretty`, from `GATEWAY_LOG_LEVEL` up. Effect's own logging (`Effect.log…`) is routed
+ * here too, so every line has one format. Lines are written a batch per event-loop turn: at
+ * thousands of requests a second, a write per access line would cost a system call each.
+ */
+import { Cause, Context, Effect, Layer, Logger, References } from "effect"
+import type { LogLevel } from "effect"
+import { format, type Level, type LogEvent, type LogFormat } from "./LogLine.ts"
+
+export interface LogSettings {
+  readonly format: LogFormat
+  readonly level: Level
+}
+
+const rank: Readonly<Record<Level, number>> = { debug: 0, info: 1, warn: 2, error: 3 }
+
+const effectLevels: Readonly<Record<Level, LogLevel.LogLevel>> = {
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  error: "Error"
+}
+
+export class Logs extends Context.Service<Logs, {
+  /** Whether events of `level` are written at all: check before building an expensive one. */
+  readonly enabled: (level: Level) => boolean
+  readonly write: (event: LogEvent) => void
+}>()("@switchyard/server/Logs") {
+  /**
+   * Logs at `settings`, written by `out` (stdout by default), with Effect's loggers replaced by
+   * one that writes here. What is still buffered is written when the layer is released.
+   */
+  static readonly layer = (
+    settings: LogSettings,
+    out: (text: string) => void = (text) => process.stdout.write(text)
+  ): Layer.Layer<Logs> => {
+    const logs = Layer.effect(
+      Logs,
+      Effect.gen(function*() {
+        const buffer = lineBuffer(out)
+        yield* Effect.addFinalizer(() => Effect.sync(buffer.flush))
+        const minimum = rank[settings.level]
+        return Logs.of({
+          enabled: (level) => rank[level] >= minimum,
+          write: (event) => {
+            if (rank[event.level] >= minimum) buffer.push(format(event, settings.format))
+          }
+        })
+      })
+    )
+    const effectLogging = Layer.mergeAll(
+      Logger.layer([Logs.use((logs) => Effect.succeed(Logger.make((options) => logs.write(eventOf(options)))))]),
+      Layer.succeed(References.MinimumLogLevel, effectLevels[settings.level])
+    )
+    return Layer.provideMerge(effectLogging, logs)
+  }
+}
+
+const lineBuffer = (out: (text: string) => void) => {
+  let pending: Array<string> = []
+  const flush = () => {
+    if (pending.length === 0) return
+    const text = `${pending.join("\n")}\n`
+    pending = []
+    out(text)
+  }
+  return {
+    push: (line: string) => {
+      if (pending.push(line) === 1) setImmediate(flush)
+    },
+    flush
+  }
+}
+
+const levelOf = (level: LogLevel.LogLevel): Level =>
+  level === "Fatal" || level === "Error" ? "error" : level === "Warn" ? "warn" : level === "Info" ? "info" : "debug"
+
+/** An Effect log event as ours: its message parts, its fiber's annotations and its cause. */
+const eventOf = (options: Logger.Options<unknown>): LogEvent => {
+  const parts = Array.isArray(options.message) ? options.message : [options.message]
+  const message = parts.filter((part) => !Cause.isCause(part)).map(String).join(" ")
+  return {
+    time: options.date,
+    level: levelOf(options.logLevel),
+    message,
+    fields: options.fiber.getRef(References.CurrentLogAnnotations),
+    cause: options.cause.reasons.length > 0 ? Cause.pretty(options.cause) : undefined
+  }
+}
