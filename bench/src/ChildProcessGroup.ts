@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { closeSync, openSync } from "node:fs"
 import { setTimeout as sleep } from "node:timers/promises"
 
 /** A child process the bench started, with the tail of its output for error messages. */
@@ -18,8 +19,21 @@ export class ChildProcessGroup {
   readonly #children: Array<Child> = []
   #stopping = false
 
-  spawn(name: string, command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}): Child {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  /**
+   * With `stdoutFile`, the child's stdout goes to that file rather than through the bench: a
+   * server that writes a log line per request would otherwise make the load generator read
+   * thousands of lines a second on the same CPUs it measures with.
+   */
+  spawn(
+    name: string,
+    command: string,
+    args: ReadonlyArray<string>,
+    env: NodeJS.ProcessEnv = {},
+    stdoutFile?: string
+  ): Child {
+    const stdout = stdoutFile === undefined ? "pipe" : openSync(stdoutFile, "a")
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", stdout, "pipe"] })
+    if (typeof stdout === "number") closeSync(stdout)
     if (child.pid === undefined) throw new Error(`could not start ${name} (${command})`)
     let tail = ""
     let partialLine = ""
@@ -31,10 +45,13 @@ export class ChildProcessGroup {
       partialLine = (lines.pop() ?? "").slice(-tailLength)
       for (const line of lines) for (const listener of listeners) listener(line)
     }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onData)
+    child.stdout?.on("data", onData)
+    child.stderr?.on("data", onData)
     child.once("exit", (code, signal) => {
-      if (!this.#stopping) console.error(`! ${name} exited unexpectedly (${code ?? signal}):\n${tail}`)
+      if (!this.#stopping) {
+        const more = stdoutFile === undefined ? "" : `\n(its stdout is in ${stdoutFile})`
+        console.error(`! ${name} exited unexpectedly (${code ?? signal}):\n${tail}${more}`)
+      }
     })
     const started: Child = {
       name,

@@ -51,8 +51,10 @@ export const startGateway = async (group: ChildProcessGroup): Promise<RunningSer
     HOST: "127.0.0.1",
     PORT: String(port),
     GATEWAY_ADMIN_KEY: benchAdminKey,
-    GATEWAY_DATA_DIR: dataDir
-  })
+    GATEWAY_DATA_DIR: dataDir,
+    // its access lines (one per request, as in production) go to a file, not through the bench
+    GATEWAY_LOG_FORMAT: "json"
+  }, join(dataDir, "gateway.log"))
   const origin = `http://127.0.0.1:${port}`
   await waitForStatus(`${origin}/health`, 200, child, startupTimeoutMs)
   return { origin, pid: child.pid }
