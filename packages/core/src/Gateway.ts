@@ -44,24 +44,25 @@ export class Gateway extends Context.Service<Gateway, {
       const compiler = yield* ConfigCompiler
       const selectors = (yield* ProviderSelection.Selectors).list
       return Gateway.of({
+        // a chain rather than a generator: this runs for every request, and measured per request
+        // a generator and its iterators cost more garbage than the closures below
         handle: (input) =>
-          Effect.gen(function*() {
-            const headers = input.context.headers
-            yield* validate(input.endpoint, input.body)
-            const model = typeof input.body.model === "string" ? input.body.model : undefined
-            const selection = yield* ProviderSelection.selectWith(selectors, {
-              headers,
-              model,
+          Effect.flatMap(validate(input.endpoint, input.body), () =>
+            ProviderSelection.selectWith(selectors, {
+              headers: input.context.headers,
+              model: typeof input.body.model === "string" ? input.body.model : undefined,
               workspaceId: input.context.principal.workspaceId
-            })
-            const dispatch = yield* compiler.dispatch(selection.key, selection.config)
-            return yield* dispatch({
-              endpoint: input.endpoint,
-              body: input.body,
-              stream: input.body.stream === true,
-              context: input.context
-            })
-          })
+            }).pipe(
+              Effect.flatMap((selection) => compiler.dispatch(selection.key, selection.config)),
+              Effect.flatMap((dispatch) =>
+                dispatch({
+                  endpoint: input.endpoint,
+                  body: input.body,
+                  stream: input.body.stream === true,
+                  context: input.context
+                })
+              )
+            ))
       })
     })
   )

@@ -130,18 +130,24 @@ export const select = (input: SelectionInput): Effect.Effect<Selection, GatewayE
 export const selectWith = (
   selectors: ReadonlyArray<Selector>,
   input: SelectionInput
-): Effect.Effect<Selection, GatewayError> =>
-  Effect.gen(function*() {
-    for (const selector of selectors) {
-      const found = yield* selector.select(input)
-      if (Option.isSome(found)) return withRequestSettings(found.value, input.headers)
-    }
-    return yield* new InvalidRequest({
-      message: `no provider selected: send ${Headers.config}, ${Headers.provider} (with Authorization), ` +
-        `${Headers.virtualKey}, or a model written as @slug/model`,
-      param: Headers.provider
-    })
-  })
+): Effect.Effect<Selection, GatewayError> => {
+  const from = (index: number): Effect.Effect<Selection, GatewayError> => {
+    const selector = selectors[index]
+    if (selector === undefined) return Effect.fail(noSelection)
+    return Effect.flatMap(
+      selector.select(input),
+      (found) =>
+        Option.isSome(found) ? Effect.succeed(withRequestSettings(found.value, input.headers)) : from(index + 1)
+    )
+  }
+  return from(0)
+}
+
+const noSelection = new InvalidRequest({
+  message: `no provider selected: send ${Headers.config}, ${Headers.provider} (with Authorization), ` +
+    `${Headers.virtualKey}, or a model written as @slug/model`,
+  param: Headers.provider
+})
 
 const withRequestSettings = (selection: Selection, headers: Readonly<Record<string, string>>): Selection => {
   const forward = headers[Headers.forwardHeaders]

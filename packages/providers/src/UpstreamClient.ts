@@ -111,9 +111,26 @@ class ExchangeResponse implements UpstreamResponse {
   }
 }
 
+/**
+ * A URL's origin and path, remembered: a gateway calls the same few endpoints over and over, and
+ * parsing a URL is a measurable part of a call. Bounded, since callers may name their own hosts.
+ */
+const originAndPath = (url: string): { readonly origin: string; readonly path: string } => {
+  const known = parsedUrls.get(url)
+  if (known !== undefined) return known
+  const parsed = new URL(url)
+  if (parsedUrls.size >= MAX_PARSED_URLS) parsedUrls.clear()
+  const split = { origin: parsed.origin, path: parsed.pathname + parsed.search }
+  parsedUrls.set(url, split)
+  return split
+}
+
+const MAX_PARSED_URLS = 1_024
+const parsedUrls = new Map<string, { readonly origin: string; readonly path: string }>()
+
 const post = (agent: Agent, request: UpstreamRequest, callerField?: string) =>
   Effect.callback<UpstreamResponse, GatewayError.UpstreamUnreachable | GatewayError.InvalidRequest>((resume) => {
-    const url = new URL(request.url)
+    const url = originAndPath(request.url)
     const exchange = new UndiciExchange(
       request.provider,
       (head) => resume(Effect.map(head, ({ headers, status }) => new ExchangeResponse(status, headers, exchange))),
@@ -121,7 +138,7 @@ const post = (agent: Agent, request: UpstreamRequest, callerField?: string) =>
     )
     agent.dispatch({
       origin: url.origin,
-      path: url.pathname + url.search,
+      path: url.path,
       method: "POST",
       headers: request.headers,
       body: request.body
