@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { isAtLeast, isMaxChars, isMinItems } from "./internal/Checks.ts"
 import { decodeInput, decodeInputResult } from "./InvalidInput.ts"
+import { closedStruct } from "./internal/Structs.ts"
 
 /** @since 0.1.0 */
 export const PolicyType = Schema.Literals(["cost", "tokens"])
@@ -103,3 +104,19 @@ export const decodeCreate = decodeInput(CreateUsageLimitsPolicy)
 
 /** @since 0.1.0 */
 export const decodeCreateResult = decodeInputResult(CreateUsageLimitsPolicy)
+
+/**
+ * Body of `PUT /v1/policies/usage-limits/{id}`: the fields extensions.md lets change. Whether
+ * `alert_threshold` stays below `credit_limit` is checked against the stored policy, since
+ * either may be left as it is.
+ *
+ * @since 0.1.0
+ */
+export const UpdateUsageLimitsPolicy = closedStruct({
+  name: Schema.optionalKey(Schema.NullOr(Schema.String.check(isMaxChars(255)))),
+  credit_limit: Schema.optionalKey(NonNegative),
+  alert_threshold: Schema.optionalKey(Schema.NullOr(NonNegative)),
+  periodic_reset: Schema.optionalKey(Schema.NullOr(PeriodicReset))
+})
+/** @since 0.1.0 */
+export type UpdateUsageLimitsPolicy = typeof UpdateUsageLimitsPolicy.Type

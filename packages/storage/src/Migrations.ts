@@ -126,6 +126,51 @@ const createGuardrailsAndFeedback = Effect.gen(function*() {
   yield* sql`CREATE INDEX feedback_trace ON feedback (workspace_id, trace_id)`
 })
 
+const createUsageAndRateLimits = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE usage_limit_policies (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    organisation_id TEXT NOT NULL,
+    name TEXT NULL,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    conditions TEXT NOT NULL,
+    group_by TEXT NOT NULL,
+    credit_limit DOUBLE PRECISION NOT NULL,
+    alert_threshold DOUBLE PRECISION NULL,
+    periodic_reset TEXT NULL,
+    epoch INTEGER NOT NULL,
+    reset_at BIGINT NULL,
+    created_at BIGINT NOT NULL,
+    last_updated_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX usage_limit_policies_workspace ON usage_limit_policies (workspace_id, status)`
+  yield* sql`CREATE TABLE rate_limit_policies (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    name TEXT NULL,
+    type TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    value INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    conditions TEXT NOT NULL,
+    group_by TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    last_updated_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX rate_limit_policies_workspace ON rate_limit_policies (workspace_id, status)`
+  yield* sql`CREATE TABLE usage_counters (
+    counter_key TEXT PRIMARY KEY,
+    policy_id TEXT NOT NULL,
+    value_key TEXT NOT NULL,
+    usage DOUBLE PRECISION NOT NULL,
+    reserved DOUBLE PRECISION NOT NULL,
+    alerted INTEGER NOT NULL
+  )`
+  yield* sql`CREATE INDEX usage_counters_policy ON usage_counters (policy_id)`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
@@ -133,7 +178,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0003_create_integrations": createIntegrations,
   "0004_create_virtual_keys": createVirtualKeys,
   "0005_create_configs": createConfigs,
-  "0006_create_guardrails_and_feedback": createGuardrailsAndFeedback
+  "0006_create_guardrails_and_feedback": createGuardrailsAndFeedback,
+  "0007_create_usage_and_rate_limits": createUsageAndRateLimits
 }
 
 const runMigrator = Migrator.make({})
