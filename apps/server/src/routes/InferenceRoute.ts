@@ -7,7 +7,7 @@
 import type { Authenticator } from "@switchyard/auth"
 import { type Endpoint, Gateway, type Principal, RequestContext } from "@switchyard/core"
 import { Effect } from "effect"
-import type { IncomingMessage } from "node:http"
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
 import * as AccessLine from "../http/AccessLine.ts"
 import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
 import * as Edge from "../http/Edge.ts"
@@ -55,13 +55,22 @@ export const make = (
     return handle
   })
 
-/** node:http gives repeated headers as arrays (only a few, such as set-cookie); join them as the router does. */
+/**
+ * node:http gives repeated headers as arrays (only a few, such as set-cookie); join them as the
+ * router does. Most requests have none, and keep node's own object.
+ */
 const headerRecord = (request: IncomingMessage): Readonly<Record<string, string>> => {
   const raw = request.headers
+  if (allStrings(raw)) return raw
   const headers: Record<string, string> = {}
   for (const name in raw) {
     const value = raw[name]
     if (value !== undefined) headers[name] = typeof value === "string" ? value : value.join(", ")
   }
   return headers
+}
+
+const allStrings = (headers: IncomingHttpHeaders): headers is Record<string, string> => {
+  for (const name in headers) if (typeof headers[name] !== "string") return false
+  return true
 }
