@@ -8,6 +8,7 @@ import type { ApiKeys, Authenticator } from "@switchyard/auth"
 import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
+import type { UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
 import { Effect, type Layer } from "effect"
 import { HttpRouter, type HttpServerResponse } from "effect/http"
 import type { BodyDeadlines } from "./http/BodyDeadlines.ts"
@@ -20,6 +21,7 @@ import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import * as ModelRoutes from "./routes/ModelRoutes.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
 import * as Stored from "./routes/StoredObjectRoutes.ts"
+import * as UsageLimitRoutes from "./routes/UsageLimitRoutes.ts"
 
 type Method = "GET" | "POST" | "PUT" | "DELETE"
 type StoredServices =
@@ -29,6 +31,8 @@ type StoredServices =
   | StoredConfigs.StoredConfigs
   | StoredGuardrails.StoredGuardrails
   | Feedback.FeedbackStore
+  | UsagePolicies.UsagePolicies
+  | UsageCounters.UsageCounters
   // management bodies are read under the server's body time limit
   | BodyDeadlines
 
@@ -93,7 +97,33 @@ export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/v1/guardrails/:id", scope: "configs", handler: GuardrailRoutes.getGuardrail },
   { method: "DELETE", path: "/v1/guardrails/:id", scope: "configs", handler: GuardrailRoutes.deleteGuardrail },
   { method: "POST", path: "/v1/feedback", scope: "completions", handler: GuardrailRoutes.createFeedback },
-  { method: "GET", path: "/v1/feedback", scope: "logs.read", handler: GuardrailRoutes.listFeedback }
+  { method: "GET", path: "/v1/feedback", scope: "logs.read", handler: GuardrailRoutes.listFeedback },
+  {
+    method: "POST",
+    path: "/v1/policies/usage-limits",
+    scope: "policies.write",
+    handler: UsageLimitRoutes.createPolicy
+  },
+  { method: "GET", path: "/v1/policies/usage-limits", scope: "policies.read", handler: UsageLimitRoutes.listPolicies },
+  { method: "GET", path: "/v1/policies/usage-limits/:id", scope: "policies.read", handler: UsageLimitRoutes.getPolicy },
+  {
+    method: "PUT",
+    path: "/v1/policies/usage-limits/:id",
+    scope: "policies.write",
+    handler: UsageLimitRoutes.updatePolicy
+  },
+  {
+    method: "DELETE",
+    path: "/v1/policies/usage-limits/:id",
+    scope: "policies.write",
+    handler: UsageLimitRoutes.archivePolicy
+  },
+  {
+    method: "POST",
+    path: "/v1/policies/usage-limits/:id/reset",
+    scope: "policies.write",
+    handler: UsageLimitRoutes.resetPolicy
+  }
 ]
 
 /** The hot path: `METHOD /path` to a node:http handler. */

@@ -29,6 +29,7 @@ import { Providers, UpstreamClient } from "@switchyard/providers"
 import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
+import { UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
 import { Config, ConfigProvider, Data, Effect, Layer, Option, type Redacted } from "effect"
 import type { Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
@@ -53,6 +54,8 @@ export interface Options {
   readonly cacheEmbeddingModel?: string | undefined
   /** JWTs in `x-gateway-api-key`, verified against this JWKS; refused without it. */
   readonly jwt?: JwtVerifier.Options | undefined
+  /** When the usage counters cannot be reached: `closed` (default, 503) or `open` (let through, logged). */
+  readonly limitsOnStoreError?: UsageLimits.OnStoreError | undefined
 }
 
 const DEFAULT_DATA_DIR = "./.switchyard"
@@ -97,15 +100,20 @@ const redisStores = (url: Redacted.Redacted<string>) =>
     )
   )
 
+/** Usage counters in the gateway's database (SQLite, or Postgres shared by replicas). */
+const usageCounters = UsageCounters.UsageCounters.layerSql
+
 /** Every stage around a leaf's upstream call; core orders them by phase (`Stage.phases`). */
 const stages = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
   Layer.mergeAll(
     Guardrails.stage(StoredGuardrails.StoredGuardrails.useSync((stored) => ({ resolve: stored.resolve }))),
+    UsageLimits.stage({ onStoreError: options.limitsOnStoreError }),
     CacheMiddleware.stage(),
     Resilience.layer,
     CircuitBreakerMiddleware.stage
   ).pipe(
     Layer.provide(embedder),
+    Layer.provide(usageCounters),
     Layer.provide(
       options.redisUrl === undefined
         ? Layer.merge(CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory)
@@ -146,6 +154,8 @@ export type Services =
   | StoredConfigs.StoredConfigs
   | StoredGuardrails.StoredGuardrails
   | Feedback.FeedbackStore
+  | UsagePolicies.UsagePolicies
+  | UsageCounters.UsageCounters
   | SqlClient.SqlClient
   | Database.Dialect
 
@@ -181,7 +191,12 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     Authenticator.Authenticator.layer({ adminKey }),
     AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
-  const guardrailStorage = Layer.mergeAll(StoredGuardrails.StoredGuardrails.layer, FeedbackSql.layerSql)
+  const guardrailStorage = Layer.mergeAll(
+    StoredGuardrails.StoredGuardrails.layer,
+    FeedbackSql.layerSql,
+    UsagePolicies.UsagePolicies.layer,
+    usageCounters
+  )
   // the semantic cache embeds locally, or through the gateway itself when a model is named
   const pipeline = options.cacheEmbeddingModel === undefined
     ? gateway(options, Embedder.layerLocal)
@@ -227,6 +242,9 @@ export const OptionsConfig: Config.Config<Options> = Config.all({
   secret: optional(Config.Redacted("GATEWAY_SECRET")),
   adminKey: optional(Config.Redacted("GATEWAY_ADMIN_KEY")),
   cacheEmbeddingModel: optional(Config.String("GATEWAY_CACHE_EMBEDDING_MODEL")),
+  limitsOnStoreError: Config.Literals(["closed", "open"], "GATEWAY_LIMITS_ON_STORE_ERROR").pipe(
+    Config.withDefault("closed" as const)
+  ),
   jwt: Config.all({
     jwksUrl: optional(Config.String("GATEWAY_JWKS_URL")),
     jwksFile: optional(Config.String("GATEWAY_JWKS_FILE")),

@@ -28,6 +28,8 @@ const errorAnswers = {
   404: "No such object in the caller's workspace.",
   408: "The body took too long to arrive, or the provider did not answer in time.",
   409: "The object conflicts with one that exists.",
+  412:
+    "A usage-limits policy's budget is spent, or a cost policy meets a model with no known price; the message names the policy or the model.",
   413: "The body is too large.",
   446: "A guardrail denied the request or the answer; `hook_results` says which.",
   502: "The provider could not be reached. A provider's own error status is passed on as it answered.",
@@ -142,7 +144,7 @@ const errorStatuses = (route: DocumentedRoute, operation: Operation): ReadonlyAr
   if (operation.body !== undefined) statuses.add(400).add(408).add(413)
   if (operation.query !== undefined) statuses.add(400)
   if (pathParameters(route.path).length > 0) statuses.add(404)
-  if (operation.upstream === true) statuses.add(408).add(446).add(502).add(503)
+  if (operation.upstream === true) statuses.add(408).add(412).add(446).add(502).add(503)
   return [...statuses].sort((a, b) => a - b)
 }
 

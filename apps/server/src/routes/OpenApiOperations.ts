@@ -11,7 +11,8 @@ import {
   CompletionRequest,
   EmbeddingRequest,
   ErrorBody,
-  StoredObjectRequests
+  StoredObjectRequests,
+  UsageLimitsPolicy
 } from "@switchyard/protocol"
 import { Schema } from "effect"
 
@@ -36,6 +37,9 @@ export type SchemaName =
   | "UpdateConfig"
   | "CreateGuardrail"
   | "FeedbackRequest"
+  | "CreateUsageLimitsPolicy"
+  | "UpdateUsageLimitsPolicy"
+  | "UsageLimitsPolicy"
   | "List"
   | "ErrorBody"
 
@@ -52,6 +56,9 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   UpdateConfig: StoredObjectRequests.UpdateConfig,
   CreateGuardrail: StoredObjectRequests.CreateGuardrail,
   FeedbackRequest: Feedback.FeedbackRequest,
+  CreateUsageLimitsPolicy: UsageLimitsPolicy.CreateUsageLimitsPolicy,
+  UpdateUsageLimitsPolicy: UsageLimitsPolicy.UpdateUsageLimitsPolicy,
+  UsageLimitsPolicy: UsageLimitsPolicy.UsageLimitsPolicy,
   List,
   ErrorBody: ErrorBody.ErrorBody
 }
@@ -65,6 +72,7 @@ export const tags = {
   Configs: "Stored config objects, used as `x-gateway-config: pc-…`.",
   Guardrails: "Stored guardrails that configs name by id.",
   Feedback: "Feedback recorded against a trace id.",
+  "Usage limits": "Budgets in tokens or US dollars per group of requests, enforced before the provider is called.",
   Service: "The gateway itself: health and this description."
 } as const
 
@@ -100,6 +108,12 @@ export interface Operation {
   /** The route chooses a provider and answers with the provider's own failures too. */
   readonly upstream?: boolean
 }
+
+/** `status` (default `active`) and `include_usage` of the usage-limits policy routes. */
+const policyQuery = Schema.Struct({
+  status: Schema.optionalKey(Schema.Literals(["active", "archived"])),
+  include_usage: Schema.optionalKey(Schema.Literals(["true", "false"]))
+})
 
 /** Headers that choose and steer the provider (extensions.md, "Choosing the provider"). */
 const providerHeaders: ReadonlyArray<Header> = [
@@ -296,5 +310,40 @@ export const operations: Readonly<Record<string, Operation>> = {
     summary: "List feedback",
     query: Feedback.FeedbackQuery,
     answer: json("The feedback recorded against the trace id.")
+  },
+  "POST /v1/policies/usage-limits": {
+    tag: "Usage limits",
+    summary: "Create a usage-limits policy",
+    body: "CreateUsageLimitsPolicy",
+    answer: json("`{\"id\": uuid, \"object\": \"policy_usage_limits\"}`.")
+  },
+  "GET /v1/policies/usage-limits": {
+    tag: "Usage limits",
+    summary: "List usage-limits policies",
+    query: policyQuery,
+    answer: listOf("usage-limits policies")
+  },
+  "GET /v1/policies/usage-limits/:id": {
+    tag: "Usage limits",
+    summary: "Get a usage-limits policy",
+    query: policyQuery,
+    answer: json("The policy; with `include_usage=true`, its `value_key_usage_map`.", "UsageLimitsPolicy"),
+    errors: [503]
+  },
+  "PUT /v1/policies/usage-limits/:id": {
+    tag: "Usage limits",
+    summary: "Update a usage-limits policy",
+    body: "UpdateUsageLimitsPolicy",
+    answer: json("The updated policy.", "UsageLimitsPolicy")
+  },
+  "DELETE /v1/policies/usage-limits/:id": {
+    tag: "Usage limits",
+    summary: "Archive a usage-limits policy",
+    answer: json("The archived policy: it is no longer enforced.", "UsageLimitsPolicy")
+  },
+  "POST /v1/policies/usage-limits/:id/reset": {
+    tag: "Usage limits",
+    summary: "Reset a usage-limits policy's usage",
+    answer: json("The policy; its usage starts again from zero.", "UsageLimitsPolicy")
   }
 }

@@ -1,0 +1,145 @@
+/**
+ * The counters behind usage limits: per counter (a policy, its epoch, its period and a value key)
+ * the settled usage and the open reservations. `reserve` admits a request only while, for every
+ * counter it touches, settled plus reserved is below the limit, and takes all of them or none,
+ * atomically; so the request that reaches a limit is the last one admitted, however many
+ * requests run at once and on however many replicas share the store.
+ *
+ * The embedded default keeps them in the gateway's database (they survive a restart); replicas
+ * share them in Postgres, or in Redis (`@switchyard/usage-limits/redis`).
+ *
+ * @example
+ * import { UsageCounters } from "@switchyard/usage-limits"
+ * import { Effect } from "effect"
+ * const admitted = UsageCounters.UsageCounters.use((counters) =>
+ *   counters.reserve([{ key: "p:0:all:api_key:k1", policyId: "p", valueKey: "api_key:k1", limit: 50, amount: 20 }])
+ * )
+ */
+import { Context, Data, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+
+/** One counter a request reserves on. */
+export interface Reservation {
+  /** Identifies the counter: policy, epoch, period and value key. */
+  readonly key: string
+  readonly policyId: string
+  readonly valueKey: string
+  readonly limit: number
+  /** What is reserved: the request's upper bound, at most `limit`. */
+  readonly amount: number
+}
+
+/** What to settle a reservation to. */
+export interface Settlement {
+  readonly key: string
+  readonly reserved: number
+  /** The real usage (0 to release). */
+  readonly used: number
+  /** Once usage reaches it, the counter is marked alerted, once per period. */
+  readonly alertThreshold: number | null
+}
+
+export type ReserveResult =
+  | { readonly _tag: "Admitted" }
+  | { readonly _tag: "Refused"; readonly key: string }
+
+/** One counter's state, for `value_key_usage_map`. */
+export interface CounterUsage {
+  readonly valueKey: string
+  readonly usage: number
+  readonly alerted: boolean
+}
+
+/** The counters' store could not be reached; `GATEWAY_LIMITS_ON_STORE_ERROR` decides what follows. */
+export class CounterStoreError extends Data.TaggedError("CounterStoreError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+export const admitted: ReserveResult = { _tag: "Admitted" }
+
+export class UsageCounters extends Context.Service<UsageCounters, {
+  readonly reserve: (reservations: ReadonlyArray<Reservation>) => Effect.Effect<ReserveResult, CounterStoreError>
+  /** Settles each reservation; answers the keys whose alert threshold was crossed by this call. */
+  readonly settle: (settlements: ReadonlyArray<Settlement>) => Effect.Effect<ReadonlyArray<string>, CounterStoreError>
+  /** The counters whose key starts with `prefix` (one policy's epoch and period). */
+  readonly usage: (prefix: string) => Effect.Effect<ReadonlyArray<CounterUsage>, CounterStoreError>
+}>()("@switchyard/usage-limits/UsageCounters") {
+  /**
+   * Counters in the gateway's database (`usage_counters`): SQLite serialises the transactions,
+   * and on Postgres each guarded `UPDATE` holds its row until the transaction ends (rows are taken
+   * in key order, so two requests never wait on each other in a cycle).
+   */
+  static readonly layerSql: Layer.Layer<UsageCounters, never, SqlClient.SqlClient> = Layer.effect(
+    UsageCounters,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const storeError = (error: { readonly message: string }) =>
+        new CounterStoreError({ message: `usage counters: ${error.message}`, cause: error })
+      const take = (reservation: Reservation) =>
+        Effect.andThen(
+          sql`INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
+            VALUES (${reservation.key}, ${reservation.policyId}, ${reservation.valueKey}, 0, 0, 0)
+            ON CONFLICT (counter_key) DO NOTHING`,
+          sql`UPDATE usage_counters SET reserved = reserved + ${reservation.amount}
+            WHERE counter_key = ${reservation.key} AND usage + reserved < ${reservation.limit}
+            RETURNING counter_key`
+        )
+      return UsageCounters.of({
+        reserve: (reservations) => {
+          const ordered = [...reservations].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+          const all = Effect.gen(function*() {
+            for (const reservation of ordered) {
+              const rows = yield* take(reservation)
+              // a refusal rolls back what this request took on the other counters
+              if (rows.length === 0) return yield* new Refused({ key: reservation.key })
+            }
+            return admitted
+          })
+          return sql.withTransaction(all).pipe(
+            Effect.catchTag(
+              "Refused",
+              (refused): Effect.Effect<ReserveResult> => Effect.succeed({ _tag: "Refused", key: refused.key })
+            ),
+            Effect.mapError(storeError)
+          )
+        },
+        settle: (settlements) =>
+          Effect.gen(function*() {
+            const crossed: Array<string> = []
+            for (const settlement of settlements) {
+              yield* sql`UPDATE usage_counters
+                SET usage = usage + ${settlement.used}, reserved = reserved - ${settlement.reserved}
+                WHERE counter_key = ${settlement.key}`
+              if (settlement.alertThreshold === null || settlement.used === 0) continue
+              const rows = yield* sql`UPDATE usage_counters SET alerted = 1
+                WHERE counter_key = ${settlement.key} AND alerted = 0 AND usage >= ${settlement.alertThreshold}
+                RETURNING counter_key`
+              if (rows.length > 0) crossed.push(settlement.key)
+            }
+            return crossed
+          }).pipe(Effect.mapError(storeError)),
+        usage: (prefix) =>
+          sql`SELECT value_key, usage, alerted FROM usage_counters WHERE counter_key LIKE ${`${
+            escapeLike(prefix)
+          }%`} ESCAPE '\\'`
+            .pipe(
+              Effect.flatMap(decodeUsageRows),
+              Effect.map((rows) =>
+                rows.map((row) => ({ valueKey: row.value_key, usage: row.usage, alerted: row.alerted !== 0 }))
+              ),
+              Effect.mapError(storeError)
+            )
+      })
+    })
+  )
+}
+
+class Refused extends Data.TaggedError("Refused")<{ readonly key: string }> {}
+
+const Numeric = Schema.Union([Schema.Finite, Schema.NumberFromString])
+const decodeUsageRows = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ value_key: Schema.String, usage: Numeric, alerted: Numeric }))
+)
+
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (match) => `\\${match}`)

@@ -1,0 +1,363 @@
+/**
+ * Usage limits as a pipeline stage (phase `limits`): before a leaf's provider is called, every
+ * active policy whose conditions match reserves an upper bound of the call's usage on its value
+ * key's counter; a policy whose counter has reached its `credit_limit` refuses the request (412
+ * naming it). After the answer the reservations settle to the real usage: a JSON answer's
+ * `usage`, a stream's usage chunk (asked of the provider when the client did not ask, and kept
+ * from the client then), or, for a stream cut short, what it had sent. A failure releases them;
+ * a cached answer counts nothing.
+ *
+ * @example
+ * import { ConfigCompiler, Stage } from "@switchyard/core"
+ * import { UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+ * import { Layer } from "effect"
+ * const compiler = ConfigCompiler.ConfigCompiler.layer().pipe(
+ *   Layer.provide(UsageLimits.stage()),
+ *   Layer.provide([Stage.Stages.layer, UsagePolicies.UsagePolicies.layer, UsageCounters.UsageCounters.layerSql])
+ * )
+ */
+import {
+  type Dispatch,
+  type Endpoint,
+  GatewayError,
+  type GatewayRequest,
+  type GatewayResponse,
+  type ProviderTarget,
+  Stage
+} from "@switchyard/core"
+import { Clock, Data, Effect, Exit, Layer, Metric, Stream } from "effect"
+import * as Matching from "./internal/Matching.ts"
+import * as Periods from "./internal/Periods.ts"
+import * as Metering from "./Metering.ts"
+import { type CounterStoreError, type Reservation, type Settlement, UsageCounters } from "./UsageCounters.ts"
+import { UsagePolicies, type UsagePolicy } from "./UsagePolicies.ts"
+
+/** What a request does when the counters cannot be reached (`GATEWAY_LIMITS_ON_STORE_ERROR`). */
+export type OnStoreError = "closed" | "open"
+
+export interface Options {
+  /** `closed` (default): 503, nothing goes upstream; `open`: the request goes on, uncounted, and the miss is logged and counted. */
+  readonly onStoreError?: OnStoreError | undefined
+}
+
+/** 412: a policy's value key has reached its credit limit. */
+export class UsageLimitExceeded extends Data.TaggedError("UsageLimitExceeded")<{
+  readonly policyId: string
+  readonly policyName: string | null
+  readonly type: "cost" | "tokens"
+  readonly creditLimit: number
+  readonly valueKey: string
+}> {
+  override get message(): string {
+    const unit = this.type === "cost" ? "USD" : "tokens"
+    return `usage limit reached: policy ${describePolicy(this.policyId, this.policyName)} allows ${this.creditLimit} ` +
+      `${unit} for ${this.valueKey}`
+  }
+
+  [GatewayError.HttpAnswer](): GatewayError.HttpFailure {
+    return {
+      status: 412,
+      body: GatewayError.envelope(this.message, "usage_limit_error", null, "usage_limit_exceeded"),
+      headers: {}
+    }
+  }
+}
+
+/** 412: a `cost` policy applies, but the model has no known price, so it cannot be counted. */
+export class UnpricedModel extends Data.TaggedError("UnpricedModel")<{
+  readonly policyId: string
+  readonly policyName: string | null
+  readonly provider: string
+  readonly model: string
+}> {
+  override get message(): string {
+    return `model "${this.model}" of provider "${this.provider}" has no known price, so the cost policy ` +
+      `${describePolicy(this.policyId, this.policyName)} cannot count it; use a model of the catalog ` +
+      "(GET /v1/models) or give the integration its own pricing {input_per_million, output_per_million}"
+  }
+
+  [GatewayError.HttpAnswer](): GatewayError.HttpFailure {
+    return {
+      status: 412,
+      body: GatewayError.envelope(this.message, "usage_limit_error", "model", "model_not_priced"),
+      headers: {}
+    }
+  }
+}
+
+const describePolicy = (id: string, name: string | null) => name === null ? id : `"${name}" (${id})`
+
+const refusals = Metric.counter("gateway_policy_refusals_total", {
+  description: "Requests refused by a usage-limit or rate-limit policy",
+  incremental: true
+})
+
+const storeMisses = Metric.counter("gateway_usage_counter_misses_total", {
+  description: "Requests that went on uncounted because the usage counters could not be reached (open mode)",
+  incremental: true
+})
+
+/** Answered by the cache middleware inside this stage; a hit calls no provider and costs nothing. */
+const CACHE_STATUS_HEADER = "x-gateway-cache-status"
+
+const isCacheHit = (response: GatewayResponse.GatewayResponse): boolean => {
+  const status = response.headers[CACHE_STATUS_HEADER]
+  return status === "HIT" || status === "SEMANTIC HIT"
+}
+
+/** The facts of a request at one leaf. A stored credential's provider is its `@slug` here. */
+const factsOf = (target: ProviderTarget.ProviderTarget, request: GatewayRequest.GatewayRequest): Matching.Facts => {
+  const model = request.body.model
+  return {
+    api_key: request.context.principal.keyId,
+    workspace_id: request.context.principal.workspaceId,
+    virtual_key: target.virtual_key,
+    provider: target.provider,
+    model: typeof model === "string" ? model : undefined,
+    integration: target.provider.startsWith("@") && target.provider.length > 1 ? target.provider.slice(1) : undefined,
+    metadata: request.context.metadata
+  }
+}
+
+/** One matched policy, with what the request reserves on it and how its usage is measured. */
+interface Claim {
+  readonly policy: UsagePolicy
+  readonly reservation: Reservation
+  readonly measure: (tokens: Metering.Tokens) => number
+}
+
+const claimsOf = (
+  policies: ReadonlyArray<UsagePolicy>,
+  facts: Matching.Facts,
+  endpoint: Endpoint.Endpoint,
+  body: GatewayRequest.JsonObject,
+  now: number
+): Effect.Effect<ReadonlyArray<Claim>, UnpricedModel> => {
+  const claims: Array<Claim> = []
+  let bound: Metering.Tokens | undefined
+  for (const policy of policies) {
+    if (!Matching.matches(policy.conditions, facts)) continue
+    const model = facts.model ?? ""
+    bound ??= Metering.boundOf(endpoint, body, Metering.contextLengthOf(facts.provider, model))
+    let measure: (tokens: Metering.Tokens) => number = Metering.totalOf
+    if (policy.type === "cost") {
+      const price = Metering.catalogPrice(facts.provider, model)
+      if (price === undefined) {
+        return Effect.fail(
+          new UnpricedModel({ policyId: policy.id, policyName: policy.name, provider: facts.provider, model })
+        )
+      }
+      measure = (tokens) => Metering.costOf(price, tokens)
+    }
+    const period = Periods.periodAt(policy.periodicReset, now)
+    const valueKey = Matching.valueKey(policy.groupBy, facts)
+    claims.push({
+      policy,
+      measure,
+      reservation: {
+        key: `${policy.id}:${policy.epoch}:${period.id}:${valueKey}`,
+        policyId: policy.id,
+        valueKey,
+        limit: policy.creditLimit,
+        // an unbounded call reserves the whole limit: nothing else is admitted until it settles
+        amount: Math.min(measure(bound), policy.creditLimit)
+      }
+    })
+  }
+  return Effect.succeed(claims)
+}
+
+/** Asks the provider for a stream's usage when the client did not; the usage chunk is then kept from it. */
+const withStreamUsage = (request: GatewayRequest.GatewayRequest): GatewayRequest.GatewayRequest => {
+  const options = request.body.stream_options
+  const asked = typeof options === "object" && options !== null && "include_usage" in options &&
+    options.include_usage === true
+  if (!request.stream || request.endpoint === "embeddings" || asked) return request
+  return {
+    ...request,
+    body: { ...request.body, stream_options: { ...(typeof options === "object" ? options : {}), include_usage: true } }
+  }
+}
+
+const streamAsked = (request: GatewayRequest.GatewayRequest): boolean => {
+  const options = request.body.stream_options
+  return typeof options === "object" && options !== null && "include_usage" in options && options.include_usage === true
+}
+
+/** The stage's middleware for one leaf. */
+const middleware = (
+  target: ProviderTarget.ProviderTarget,
+  policies: UsagePolicies["Service"],
+  counters: UsageCounters["Service"],
+  onStoreError: OnStoreError
+): Dispatch.Middleware =>
+(next) =>
+(request) =>
+  Effect.flatMap(policies.active(request.context.principal.workspaceId), (active) => {
+    // the common case, no policy in the workspace, costs one map lookup
+    if (active.length === 0) return next(request)
+    return Effect.gen(function*() {
+      const facts = factsOf(target, request)
+      const now = yield* Clock.currentTimeMillis
+      const claims = yield* claimsOf(active, facts, request.endpoint, request.body, now)
+      if (claims.length === 0) return yield* next(request)
+      const reserved = yield* counters.reserve(claims.map((claim) => claim.reservation)).pipe(
+        Effect.map((result) => ({ counted: true as const, result })),
+        Effect.catchTag("CounterStoreError", (error) => storeUnreachable(error, onStoreError))
+      )
+      if (!reserved.counted) return yield* next(request)
+      if (reserved.result._tag === "Refused") {
+        const key = reserved.result.key
+        const refused = claims.find((claim) => claim.reservation.key === key) ?? claims[0]
+        yield* Metric.update(refusals, 1)
+        if (refused === undefined) return yield* next(request)
+        return yield* new UsageLimitExceeded({
+          policyId: refused.policy.id,
+          policyName: refused.policy.name,
+          type: refused.policy.type,
+          creditLimit: refused.policy.creditLimit,
+          valueKey: refused.reservation.valueKey
+        })
+      }
+      const settle = (used: Metering.Tokens) => settleAll(counters, claims, used)
+      const bound = Metering.boundOf(
+        request.endpoint,
+        request.body,
+        Metering.contextLengthOf(facts.provider, facts.model ?? "")
+      )
+      const response = yield* next(withStreamUsage(request)).pipe(
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
+      )
+      if (isCacheHit(response)) {
+        yield* settle(NOTHING)
+        return response
+      }
+      if (response._tag === "Json") {
+        const body = response.body()
+        yield* settle(
+          Metering.reportedUsage(body) ??
+            { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
+        )
+        return response
+      }
+      return metered(response, streamAsked(request), bound, settle)
+    })
+  })
+
+const NOTHING: Metering.Tokens = { promptTokens: 0, completionTokens: 0 }
+
+/** Follows a stream's usage, settling at its end whatever the end is; hides the usage chunk the client did not ask for. */
+const metered = (
+  response: GatewayResponse.StreamResponse,
+  clientAskedUsage: boolean,
+  bound: Metering.Tokens,
+  settle: (used: Metering.Tokens) => Effect.Effect<void>
+): GatewayResponse.StreamResponse => {
+  let reported: Metering.Tokens | undefined
+  let sentBytes = 0
+  const chunks = response.chunks.pipe(
+    Stream.tap((chunk) =>
+      Effect.sync(() => {
+        reported = Metering.reportedUsage(chunk) ?? reported
+        sentBytes += Metering.textBytes(chunk.choices)
+      })
+    ),
+    Stream.filter((chunk) =>
+      clientAskedUsage || !(Array.isArray(chunk.choices) && chunk.choices.length === 0 && "usage" in chunk)
+    ),
+    Stream.map((chunk) => {
+      if (clientAskedUsage || !("usage" in chunk)) return chunk
+      const { usage: _, ...rest } = chunk
+      return rest
+    }),
+    Stream.onExit(() => settle(reported ?? { promptTokens: bound.promptTokens, completionTokens: sentBytes }))
+  )
+  return { ...response, chunks }
+}
+
+const settleAll = (
+  counters: UsageCounters["Service"],
+  claims: ReadonlyArray<Claim>,
+  used: Metering.Tokens
+): Effect.Effect<void> => {
+  const settlements: Array<Settlement> = claims.map((claim) => ({
+    key: claim.reservation.key,
+    reserved: claim.reservation.amount,
+    used: claim.measure(used),
+    alertThreshold: claim.policy.alertThreshold
+  }))
+  return counters.settle(settlements).pipe(
+    Effect.flatMap((crossed) =>
+      Effect.forEach(crossed, (key) => {
+        const claim = claims.find((candidate) => candidate.reservation.key === key)
+        return claim === undefined ? Effect.void : Effect.logWarning(
+          `usage-limit policy ${describePolicy(claim.policy.id, claim.policy.name)} crossed its alert threshold ` +
+            `(${claim.policy.alertThreshold}) for ${claim.reservation.valueKey}`
+        )
+      }, { discard: true })
+    ),
+    // the answer has gone out already: a settlement that cannot be written is logged, not answered
+    Effect.catchTag("CounterStoreError", (error) => Effect.logError(`usage limits: cannot settle: ${error.message}`))
+  )
+}
+
+const storeUnreachable = (
+  error: CounterStoreError,
+  onStoreError: OnStoreError
+): Effect.Effect<{ readonly counted: false }, GatewayError.Unavailable> =>
+  onStoreError === "open"
+    ? Effect.logWarning(`usage limits: counters unreachable, request let through uncounted: ${error.message}`).pipe(
+      Effect.andThen(Metric.update(storeMisses, 1)),
+      Effect.as({ counted: false as const })
+    )
+    : Effect.andThen(
+      Effect.logError(`usage limits: counters unreachable: ${error.message}`),
+      Effect.fail(
+        new GatewayError.Unavailable({
+          message:
+            "usage limits cannot be checked: their counters are unreachable (GATEWAY_LIMITS_ON_STORE_ERROR=closed)"
+        })
+      )
+    )
+
+/**
+ * Adds usage limits to the pipeline (phase `limits`). The policies and counters stay in the
+ * layer's type: `UsagePolicies.layer` and `UsageCounters.layerSql`, or the Redis counters.
+ */
+export const stage = (
+  options?: Options
+): Layer.Layer<never, Stage.StageConflict, UsagePolicies | UsageCounters | Stage.Stages> =>
+  Stage.layer(Effect.gen(function*() {
+    const policies = yield* UsagePolicies
+    const counters = yield* UsageCounters
+    const onStoreError = options?.onStoreError ?? "closed"
+    return Stage.make(
+      "limits",
+      "usage-limits",
+      (target) => Effect.succeed(middleware(target, policies, counters, onStoreError))
+    )
+  }))
+
+/**
+ * A policy's `value_key_usage_map` (extensions.md): per value key of the current period and
+ * epoch, its usage, when it was last reset (the period's start, or the last reset, whichever is
+ * later; null for a cumulative limit never reset) and whether its alert was raised.
+ */
+export const usageMap = (
+  policy: UsagePolicy
+): Effect.Effect<
+  Record<string, { readonly usage: number; readonly last_reset_at: string | null; readonly alerted: boolean }>,
+  CounterStoreError,
+  UsageCounters
+> =>
+  Effect.gen(function*() {
+    const period = Periods.periodAt(policy.periodicReset, yield* Clock.currentTimeMillis)
+    const counters = yield* (yield* UsageCounters).usage(`${policy.id}:${policy.epoch}:${period.id}:`)
+    const resetAt = Math.max(period.start ?? 0, policy.resetAt ?? 0)
+    const lastResetAt = resetAt === 0 ? null : new Date(resetAt).toISOString()
+    const map: Record<string, { usage: number; last_reset_at: string | null; alerted: boolean }> = {}
+    for (const counter of counters) {
+      map[counter.valueKey] = { usage: counter.usage, last_reset_at: lastResetAt, alerted: counter.alerted }
+    }
+    return map
+  })

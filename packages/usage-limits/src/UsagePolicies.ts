@@ -1,0 +1,267 @@
+/**
+ * Usage-limit policies as the gateway keeps them (interface 2.6, 4.7, 4.8): per workspace, in the
+ * gateway's database (SQLite or Postgres). Archiving keeps the row; a reset starts a new epoch of
+ * counters, so reservations taken before it settle on the old counters, never on the new ones.
+ *
+ * @example
+ * import { UsagePolicies } from "@switchyard/usage-limits"
+ * import { Effect } from "effect"
+ * const created = UsagePolicies.UsagePolicies.use((policies) =>
+ *   policies.create("default", {
+ *     conditions: [{ key: "workspace_id", value: "*" }], group_by: [{ key: "api_key" }],
+ *     type: "tokens", credit_limit: 100_000
+ *   })
+ * )
+ */
+import { GatewayError } from "@switchyard/core"
+import { UsageLimitsPolicy } from "@switchyard/protocol"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import { randomUUID } from "node:crypto"
+import { ActiveCache } from "./internal/ActiveCache.ts"
+
+/** The organisation of policies created with an API key, which names none. */
+export const DEFAULT_ORGANISATION_ID = "00000000-0000-4000-8000-000000000001"
+
+/** A stored policy, as the stage reads it. */
+export interface UsagePolicy {
+  readonly id: string
+  readonly workspaceId: string
+  readonly organisationId: string
+  readonly name: string | null
+  readonly type: "cost" | "tokens"
+  readonly status: "active" | "archived"
+  readonly conditions: ReadonlyArray<typeof UsageLimitsPolicy.PolicyCondition.Type>
+  readonly groupBy: ReadonlyArray<typeof UsageLimitsPolicy.PolicyGroupBy.Type>
+  readonly creditLimit: number
+  readonly alertThreshold: number | null
+  readonly periodicReset: "monthly" | "weekly" | null
+  /** Grows with every reset; part of each counter's key. */
+  readonly epoch: number
+  /** When the usage was last cleared by a reset (epoch ms). */
+  readonly resetAt: number | null
+  readonly createdAt: number
+  readonly lastUpdatedAt: number
+}
+
+const Millis = Schema.Union([Schema.Finite, Schema.NumberFromString])
+const Conditions = Schema.fromJsonString(Schema.Array(UsageLimitsPolicy.PolicyCondition))
+const GroupBy = Schema.fromJsonString(Schema.Array(UsageLimitsPolicy.PolicyGroupBy))
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  workspace_id: Schema.String,
+  organisation_id: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  type: UsageLimitsPolicy.PolicyType,
+  status: Schema.Literals(["active", "archived"]),
+  conditions: Conditions,
+  group_by: GroupBy,
+  credit_limit: Millis,
+  alert_threshold: Schema.NullOr(Millis),
+  periodic_reset: Schema.NullOr(UsageLimitsPolicy.PeriodicReset),
+  epoch: Millis,
+  reset_at: Schema.NullOr(Millis),
+  created_at: Millis,
+  last_updated_at: Millis
+})
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
+const encodeConditions = Schema.encodeSync(Conditions)
+const encodeGroupBy = Schema.encodeSync(GroupBy)
+
+const toPolicy = (row: typeof Row.Type): UsagePolicy => ({
+  id: row.id,
+  workspaceId: row.workspace_id,
+  organisationId: row.organisation_id,
+  name: row.name,
+  type: row.type,
+  status: row.status,
+  conditions: row.conditions,
+  groupBy: row.group_by,
+  creditLimit: row.credit_limit,
+  alertThreshold: row.alert_threshold,
+  periodicReset: row.periodic_reset,
+  epoch: row.epoch,
+  resetAt: row.reset_at,
+  createdAt: row.created_at,
+  lastUpdatedAt: row.last_updated_at
+})
+
+/** The policy as the interface answers it (2.6), with `value_key_usage_map` when given. */
+export const toWire = (
+  policy: UsagePolicy,
+  usage?: Readonly<Record<string, typeof UsageLimitsPolicy.ValueKeyUsage.Type>>
+): UsageLimitsPolicy.UsageLimitsPolicy => ({
+  id: policy.id,
+  object: "policy_usage_limits",
+  type: policy.type,
+  status: policy.status,
+  workspace_id: policy.workspaceId,
+  organisation_id: policy.organisationId,
+  created_at: new Date(policy.createdAt).toISOString(),
+  last_updated_at: new Date(policy.lastUpdatedAt).toISOString(),
+  name: policy.name,
+  conditions: policy.conditions,
+  group_by: policy.groupBy,
+  credit_limit: policy.creditLimit,
+  alert_threshold: policy.alertThreshold,
+  periodic_reset: policy.periodicReset,
+  ...(usage === undefined ? {} : { value_key_usage_map: usage })
+})
+
+const internal = <A>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError>) =>
+  Effect.catch(effect, (error) =>
+    Effect.andThen(
+      Effect.logError(`usage-limit policies: ${error.message}`),
+      Effect.fail(new GatewayError.InternalError({ message: `usage-limit policies: ${error.message}` }))
+    ))
+
+const notFound = (id: string, status: string) =>
+  new GatewayError.NotFound({ message: `no ${status} usage-limit policy ${id} in this workspace` })
+
+type Failure = GatewayError.NotFound | GatewayError.InvalidRequest | GatewayError.InternalError
+
+export class UsagePolicies extends Context.Service<UsagePolicies, {
+  readonly create: (
+    workspaceId: string,
+    body: UsageLimitsPolicy.CreateUsageLimitsPolicy
+  ) => Effect.Effect<UsagePolicy, GatewayError.InternalError>
+  readonly list: (
+    workspaceId: string,
+    status: "active" | "archived"
+  ) => Effect.Effect<ReadonlyArray<UsagePolicy>, GatewayError.InternalError>
+  readonly get: (
+    workspaceId: string,
+    id: string,
+    status: "active" | "archived"
+  ) => Effect.Effect<UsagePolicy, GatewayError.NotFound | GatewayError.InternalError>
+  readonly update: (
+    workspaceId: string,
+    id: string,
+    body: UsageLimitsPolicy.UpdateUsageLimitsPolicy
+  ) => Effect.Effect<UsagePolicy, Failure>
+  /** Archives (status `archived`): no longer enforced. */
+  readonly archive: (workspaceId: string, id: string) => Effect.Effect<UsagePolicy, Failure>
+  /** Clears the usage: the policy's counters start again from zero. */
+  readonly reset: (workspaceId: string, id: string) => Effect.Effect<UsagePolicy, Failure>
+  /** The active policies of a workspace, for the stage; read afresh at most once a second. */
+  readonly active: (workspaceId: string) => Effect.Effect<ReadonlyArray<UsagePolicy>, GatewayError.InternalError>
+}>()("@switchyard/usage-limits/UsagePolicies") {
+  static readonly layer: Layer.Layer<UsagePolicies, never, SqlClient.SqlClient> = Layer.effect(
+    UsagePolicies,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const cache = new ActiveCache<UsagePolicy>()
+      const select = (workspaceId: string, status: string, id?: string) =>
+        internal(
+          (id === undefined
+            ? sql`SELECT * FROM usage_limit_policies WHERE workspace_id = ${workspaceId} AND status = ${status} ORDER BY created_at DESC, id`
+            : sql`SELECT * FROM usage_limit_policies WHERE workspace_id = ${workspaceId} AND status = ${status} AND id = ${id}`)
+            .pipe(Effect.flatMap(decodeRows), Effect.map((rows) => rows.map(toPolicy)))
+        )
+      const get = (workspaceId: string, id: string, status: "active" | "archived") =>
+        Effect.flatMap(
+          select(workspaceId, status, id),
+          ([found]) => found === undefined ? Effect.fail(notFound(id, status)) : Effect.succeed(found)
+        )
+      const write = (policy: UsagePolicy) =>
+        Effect.as(
+          internal(sql`UPDATE usage_limit_policies SET ${
+            sql.update({
+              name: policy.name,
+              status: policy.status,
+              credit_limit: policy.creditLimit,
+              alert_threshold: policy.alertThreshold,
+              periodic_reset: policy.periodicReset,
+              epoch: policy.epoch,
+              reset_at: policy.resetAt,
+              last_updated_at: policy.lastUpdatedAt
+            })
+          } WHERE id = ${policy.id}`),
+          policy
+        ).pipe(Effect.tap(() => Effect.sync(() => cache.invalidate(policy.workspaceId))))
+      return UsagePolicies.of({
+        create: (workspaceId, body) =>
+          Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            const policy: UsagePolicy = {
+              id: randomUUID(),
+              workspaceId,
+              organisationId: body.organisation_id ?? DEFAULT_ORGANISATION_ID,
+              name: body.name ?? null,
+              type: body.type,
+              status: "active",
+              conditions: body.conditions,
+              groupBy: body.group_by,
+              creditLimit: body.credit_limit,
+              alertThreshold: body.alert_threshold ?? null,
+              periodicReset: body.periodic_reset ?? null,
+              epoch: 0,
+              resetAt: null,
+              createdAt: now,
+              lastUpdatedAt: now
+            }
+            const seconds = Math.floor(now / 1000)
+            yield* internal(sql.withTransaction(Effect.andThen(
+              sql`INSERT INTO workspaces (id, name, created_at) VALUES (${workspaceId}, ${workspaceId}, ${seconds}) ON CONFLICT (id) DO NOTHING`,
+              sql`INSERT INTO usage_limit_policies ${
+                sql.insert({
+                  id: policy.id,
+                  workspace_id: workspaceId,
+                  organisation_id: policy.organisationId,
+                  name: policy.name,
+                  type: policy.type,
+                  status: policy.status,
+                  conditions: encodeConditions(policy.conditions),
+                  group_by: encodeGroupBy(policy.groupBy),
+                  credit_limit: policy.creditLimit,
+                  alert_threshold: policy.alertThreshold,
+                  periodic_reset: policy.periodicReset,
+                  epoch: 0,
+                  reset_at: null,
+                  created_at: now,
+                  last_updated_at: now
+                })
+              }`
+            )))
+            cache.invalidate(workspaceId)
+            return policy
+          }),
+        list: (workspaceId, status) => select(workspaceId, status),
+        get,
+        update: (workspaceId, id, body) =>
+          Effect.gen(function*() {
+            const found = yield* get(workspaceId, id, "active")
+            const creditLimit = body.credit_limit ?? found.creditLimit
+            const alertThreshold = body.alert_threshold === undefined ? found.alertThreshold : body.alert_threshold
+            if (alertThreshold !== null && alertThreshold >= creditLimit) {
+              return yield* new GatewayError.InvalidRequest({
+                message: `alert_threshold: must be less than credit_limit (${creditLimit})`,
+                param: "alert_threshold"
+              })
+            }
+            return yield* write({
+              ...found,
+              name: body.name === undefined ? found.name : body.name,
+              creditLimit,
+              alertThreshold,
+              periodicReset: body.periodic_reset === undefined ? found.periodicReset : body.periodic_reset,
+              lastUpdatedAt: yield* Clock.currentTimeMillis
+            })
+          }),
+        archive: (workspaceId, id) =>
+          Effect.gen(function*() {
+            const found = yield* get(workspaceId, id, "active")
+            return yield* write({ ...found, status: "archived", lastUpdatedAt: yield* Clock.currentTimeMillis })
+          }),
+        reset: (workspaceId, id) =>
+          Effect.gen(function*() {
+            const found = yield* get(workspaceId, id, "active")
+            const now = yield* Clock.currentTimeMillis
+            return yield* write({ ...found, epoch: found.epoch + 1, resetAt: now, lastUpdatedAt: now })
+          }),
+        active: (workspaceId) => cache.get(workspaceId, select(workspaceId, "active"))
+      })
+    })
+  )
+}

@@ -1,0 +1,23 @@
+import { Clock, Effect } from "effect"
+
+/**
+ * The active policies per workspace, kept a second: the stage reads them on every request, and a
+ * change made on another replica is seen within that second (a change made here, at once).
+ */
+export class ActiveCache<A> {
+  readonly #entries = new Map<string, { readonly at: number; readonly value: ReadonlyArray<A> }>()
+
+  get<E>(workspaceId: string, load: Effect.Effect<ReadonlyArray<A>, E>): Effect.Effect<ReadonlyArray<A>, E> {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const entry = this.#entries.get(workspaceId)
+      if (entry !== undefined && now - entry.at < ACTIVE_TTL_MS) return Effect.succeed(entry.value)
+      return Effect.tap(load, (value) => Effect.sync(() => this.#entries.set(workspaceId, { at: now, value })))
+    })
+  }
+
+  invalidate(workspaceId: string): void {
+    this.#entries.delete(workspaceId)
+  }
+}
+
+const ACTIVE_TTL_MS = 1_000
