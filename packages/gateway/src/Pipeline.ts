@@ -100,11 +100,32 @@ const redisStores = (url: Redacted.Redacted<string>) =>
     )
   )
 
-/** Usage counters in the gateway's database (SQLite, or Postgres shared by replicas). */
-const usageCounters = UsageCounters.UsageCounters.layerSql
+/**
+ * Usage counters in Redis when it is configured, otherwise in the gateway's database (SQLite, or
+ * Postgres shared by replicas). Like the other Redis stores, imported only for a Redis URL.
+ */
+const usageCounters = (options: Options) => {
+  const url = options.redisUrl
+  if (url === undefined) return UsageCounters.UsageCounters.layerSql
+  return Layer.unwrap(
+    Effect.tryPromise({
+      try: () => import("@switchyard/usage-limits/redis"),
+      catch: (cause) =>
+        new MissingRedisPackage({
+          message: "REDIS_URL (redisUrl) is set but the Redis usage counters could not be loaded: install " +
+            `@switchyard/redis next to @switchyard/gateway (${String(cause)})`,
+          cause
+        })
+    }).pipe(Effect.map((redis) => redis.RedisUsageCounters.layer({ url })))
+  )
+}
 
 /** Every stage around a leaf's upstream call; core orders them by phase (`Stage.phases`). */
-const stages = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
+const stages = (
+  options: Options,
+  embedder: Layer.Layer<Embedder.Embedder>,
+  counters: ReturnType<typeof usageCounters>
+) =>
   Layer.mergeAll(
     Guardrails.stage(StoredGuardrails.StoredGuardrails.useSync((stored) => ({ resolve: stored.resolve }))),
     UsageLimits.stage({ onStoreError: options.limitsOnStoreError }),
@@ -113,7 +134,7 @@ const stages = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
     CircuitBreakerMiddleware.stage
   ).pipe(
     Layer.provide(embedder),
-    Layer.provide(usageCounters),
+    Layer.provide(counters),
     Layer.provide(
       options.redisUrl === undefined
         ? Layer.merge(CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory)
@@ -122,12 +143,16 @@ const stages = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
   )
 
 /** The pipeline every inference request runs, with the selectors of extensions.md in order. */
-const gateway = (options: Options, embedder: Layer.Layer<Embedder.Embedder>) =>
+const gateway = (
+  options: Options,
+  embedder: Layer.Layer<Embedder.Embedder>,
+  counters: ReturnType<typeof usageCounters>
+) =>
   Gateway.Gateway.layer.pipe(
     Layer.provide(ProviderAccess.layerSelectors),
     Layer.provide(
       ConfigCompiler.ConfigCompiler.layer().pipe(
-        Layer.provide([Routing.layer, stages(options, embedder)]),
+        Layer.provide([Routing.layer, stages(options, embedder, counters)]),
         // one set of stages, shared by the stage layers and the compiler
         Layer.provide(Stage.Stages.layer)
       )
@@ -191,18 +216,20 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     Authenticator.Authenticator.layer({ adminKey }),
     AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
+  const counters = usageCounters(options)
   const guardrailStorage = Layer.mergeAll(
     StoredGuardrails.StoredGuardrails.layer,
     FeedbackSql.layerSql,
     UsagePolicies.UsagePolicies.layer,
-    usageCounters
+    // one store, built once, for the stage and the routes that report usage
+    counters
   )
   // the semantic cache embeds locally, or through the gateway itself when a model is named
   const pipeline = options.cacheEmbeddingModel === undefined
-    ? gateway(options, Embedder.layerLocal)
+    ? gateway(options, Embedder.layerLocal, counters)
     : Layer.unwrap(Effect.sync(() => {
       const { connect, embedder } = GatewayEmbedder.make(options.cacheEmbeddingModel ?? "")
-      return Layer.provideMerge(connect, gateway(options, embedder))
+      return Layer.provideMerge(connect, gateway(options, embedder, counters))
     }))
   return Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage)).pipe(
     Layer.provideMerge(storage),

@@ -12,7 +12,7 @@
  * import { UsageCounters } from "@switchyard/usage-limits"
  * import { Effect } from "effect"
  * const admitted = UsageCounters.UsageCounters.use((counters) =>
- *   counters.reserve([{ key: "p:0:all:api_key:k1", policyId: "p", valueKey: "api_key:k1", limit: 50, amount: 20 }])
+ *   counters.reserve([{ counter: "p:0:all", policyId: "p", valueKey: "api_key:k1", limit: 50, amount: 20 }])
  * )
  */
 import { Context, Data, Effect, Layer, Schema } from "effect"
@@ -20,8 +20,8 @@ import { SqlClient } from "effect/sql"
 
 /** One counter a request reserves on. */
 export interface Reservation {
-  /** Identifies the counter: policy, epoch, period and value key. */
-  readonly key: string
+  /** A policy's counters of one epoch and period (`<policy>:<epoch>:<period>`). */
+  readonly counter: string
   readonly policyId: string
   readonly valueKey: string
   readonly limit: number
@@ -31,7 +31,8 @@ export interface Reservation {
 
 /** What to settle a reservation to. */
 export interface Settlement {
-  readonly key: string
+  readonly counter: string
+  readonly valueKey: string
   readonly reserved: number
   /** The real usage (0 to release). */
   readonly used: number
@@ -41,7 +42,8 @@ export interface Settlement {
 
 export type ReserveResult =
   | { readonly _tag: "Admitted" }
-  | { readonly _tag: "Refused"; readonly key: string }
+  /** `index`: the reservation, in the order given, whose counter has reached its limit. */
+  | { readonly _tag: "Refused"; readonly index: number }
 
 /** One counter's state, for `value_key_usage_map`. */
 export interface CounterUsage {
@@ -60,10 +62,10 @@ export const admitted: ReserveResult = { _tag: "Admitted" }
 
 export class UsageCounters extends Context.Service<UsageCounters, {
   readonly reserve: (reservations: ReadonlyArray<Reservation>) => Effect.Effect<ReserveResult, CounterStoreError>
-  /** Settles each reservation; answers the keys whose alert threshold was crossed by this call. */
-  readonly settle: (settlements: ReadonlyArray<Settlement>) => Effect.Effect<ReadonlyArray<string>, CounterStoreError>
-  /** The counters whose key starts with `prefix` (one policy's epoch and period). */
-  readonly usage: (prefix: string) => Effect.Effect<ReadonlyArray<CounterUsage>, CounterStoreError>
+  /** Settles each reservation; answers the indexes of those whose alert threshold this call crossed. */
+  readonly settle: (settlements: ReadonlyArray<Settlement>) => Effect.Effect<ReadonlyArray<number>, CounterStoreError>
+  /** Every value key's usage on `counter` (one policy's epoch and period). */
+  readonly usage: (counter: string) => Effect.Effect<ReadonlyArray<CounterUsage>, CounterStoreError>
 }>()("@switchyard/usage-limits/UsageCounters") {
   /**
    * Counters in the gateway's database (`usage_counters`): SQLite serialises the transactions,
@@ -76,53 +78,57 @@ export class UsageCounters extends Context.Service<UsageCounters, {
       const sql = yield* SqlClient.SqlClient
       const storeError = (error: { readonly message: string }) =>
         new CounterStoreError({ message: `usage counters: ${error.message}`, cause: error })
-      const take = (reservation: Reservation) =>
-        Effect.andThen(
+      const take = (reservation: Reservation) => {
+        const key = keyOf(reservation)
+        return Effect.andThen(
           sql`INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
-            VALUES (${reservation.key}, ${reservation.policyId}, ${reservation.valueKey}, 0, 0, 0)
+            VALUES (${key}, ${reservation.policyId}, ${reservation.valueKey}, 0, 0, 0)
             ON CONFLICT (counter_key) DO NOTHING`,
           sql`UPDATE usage_counters SET reserved = reserved + ${reservation.amount}
-            WHERE counter_key = ${reservation.key} AND usage + reserved < ${reservation.limit}
+            WHERE counter_key = ${key} AND usage + reserved < ${reservation.limit}
             RETURNING counter_key`
         )
+      }
       return UsageCounters.of({
         reserve: (reservations) => {
-          const ordered = [...reservations].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+          const ordered = reservations.map((reservation, index) => ({ reservation, index, key: keyOf(reservation) }))
+            .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
           const all = Effect.gen(function*() {
-            for (const reservation of ordered) {
+            for (const { index, reservation } of ordered) {
               const rows = yield* take(reservation)
               // a refusal rolls back what this request took on the other counters
-              if (rows.length === 0) return yield* new Refused({ key: reservation.key })
+              if (rows.length === 0) return yield* new Refused({ index })
             }
             return admitted
           })
           return sql.withTransaction(all).pipe(
             Effect.catchTag(
               "Refused",
-              (refused): Effect.Effect<ReserveResult> => Effect.succeed({ _tag: "Refused", key: refused.key })
+              (refused): Effect.Effect<ReserveResult> => Effect.succeed({ _tag: "Refused", index: refused.index })
             ),
             Effect.mapError(storeError)
           )
         },
         settle: (settlements) =>
           Effect.gen(function*() {
-            const crossed: Array<string> = []
-            for (const settlement of settlements) {
+            const crossed: Array<number> = []
+            for (const [index, settlement] of settlements.entries()) {
+              const key = keyOf(settlement)
               yield* sql`UPDATE usage_counters
                 SET usage = usage + ${settlement.used}, reserved = reserved - ${settlement.reserved}
-                WHERE counter_key = ${settlement.key}`
+                WHERE counter_key = ${key}`
               if (settlement.alertThreshold === null || settlement.used === 0) continue
               const rows = yield* sql`UPDATE usage_counters SET alerted = 1
-                WHERE counter_key = ${settlement.key} AND alerted = 0 AND usage >= ${settlement.alertThreshold}
+                WHERE counter_key = ${key} AND alerted = 0 AND usage >= ${settlement.alertThreshold}
                 RETURNING counter_key`
-              if (rows.length > 0) crossed.push(settlement.key)
+              if (rows.length > 0) crossed.push(index)
             }
             return crossed
           }).pipe(Effect.mapError(storeError)),
-        usage: (prefix) =>
+        usage: (counter) =>
           sql`SELECT value_key, usage, alerted FROM usage_counters WHERE counter_key LIKE ${`${
-            escapeLike(prefix)
-          }%`} ESCAPE '\\'`
+            escapeLike(counter)
+          }|%`} ESCAPE '\\'`
             .pipe(
               Effect.flatMap(decodeUsageRows),
               Effect.map((rows) =>
@@ -135,11 +141,13 @@ export class UsageCounters extends Context.Service<UsageCounters, {
   )
 }
 
-class Refused extends Data.TaggedError("Refused")<{ readonly key: string }> {}
+class Refused extends Data.TaggedError("Refused")<{ readonly index: number }> {}
+
+const keyOf = (entry: { readonly counter: string; readonly valueKey: string }) => `${entry.counter}|${entry.valueKey}`
+
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (match) => `\\${match}`)
 
 const Numeric = Schema.Union([Schema.Finite, Schema.NumberFromString])
 const decodeUsageRows = Schema.decodeUnknownEffect(
   Schema.Array(Schema.Struct({ value_key: Schema.String, usage: Numeric, alerted: Numeric }))
 )
-
-const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (match) => `\\${match}`)

@@ -155,7 +155,7 @@ const claimsOf = (
       policy,
       measure,
       reservation: {
-        key: `${policy.id}:${policy.epoch}:${period.id}:${valueKey}`,
+        counter: `${policy.id}:${policy.epoch}:${period.id}`,
         policyId: policy.id,
         valueKey,
         limit: policy.creditLimit,
@@ -207,8 +207,7 @@ const middleware = (
       )
       if (!reserved.counted) return yield* next(request)
       if (reserved.result._tag === "Refused") {
-        const key = reserved.result.key
-        const refused = claims.find((claim) => claim.reservation.key === key) ?? claims[0]
+        const refused = claims[reserved.result.index]
         yield* Metric.update(refusals, 1)
         if (refused === undefined) return yield* next(request)
         return yield* new UsageLimitExceeded({
@@ -281,15 +280,16 @@ const settleAll = (
   used: Metering.Tokens
 ): Effect.Effect<void> => {
   const settlements: Array<Settlement> = claims.map((claim) => ({
-    key: claim.reservation.key,
+    counter: claim.reservation.counter,
+    valueKey: claim.reservation.valueKey,
     reserved: claim.reservation.amount,
     used: claim.measure(used),
     alertThreshold: claim.policy.alertThreshold
   }))
   return counters.settle(settlements).pipe(
     Effect.flatMap((crossed) =>
-      Effect.forEach(crossed, (key) => {
-        const claim = claims.find((candidate) => candidate.reservation.key === key)
+      Effect.forEach(crossed, (index) => {
+        const claim = claims[index]
         return claim === undefined ? Effect.void : Effect.logWarning(
           `usage-limit policy ${describePolicy(claim.policy.id, claim.policy.name)} crossed its alert threshold ` +
             `(${claim.policy.alertThreshold}) for ${claim.reservation.valueKey}`
@@ -352,7 +352,7 @@ export const usageMap = (
 > =>
   Effect.gen(function*() {
     const period = Periods.periodAt(policy.periodicReset, yield* Clock.currentTimeMillis)
-    const counters = yield* (yield* UsageCounters).usage(`${policy.id}:${policy.epoch}:${period.id}:`)
+    const counters = yield* (yield* UsageCounters).usage(`${policy.id}:${policy.epoch}:${period.id}`)
     const resetAt = Math.max(period.start ?? 0, policy.resetAt ?? 0)
     const lastResetAt = resetAt === 0 ? null : new Date(resetAt).toISOString()
     const map: Record<string, { usage: number; last_reset_at: string | null; alerted: boolean }> = {}

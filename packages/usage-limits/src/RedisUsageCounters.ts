@@ -1,0 +1,142 @@
+/**
+ * Usage counters in Redis, shared by every replica: one hash per policy, epoch and period
+ * (`<prefix><policy>:<epoch>:<period>`) with, per value key, its settled usage (`u:`), open
+ * reservations (`r:`) and alert mark (`a:`). Reserving and settling are Lua scripts, so each runs
+ * as one atomic step on the server: a reservation checks every counter it touches and takes all
+ * of them or none.
+ *
+ * No request waits on an unreachable Redis: each call has a 150 ms deadline, and while Redis is
+ * down calls fail at once (`CounterStoreError`, which `GATEWAY_LIMITS_ON_STORE_ERROR` turns into a
+ * 503 or a logged, uncounted pass) until a background `PING` finds it again. It never falls back
+ * to counting in one process.
+ *
+ * @example
+ * import { RedisUsageCounters } from "@switchyard/usage-limits/redis"
+ * const counters = RedisUsageCounters.layer({ url: "redis://127.0.0.1:6379" })
+ */
+import { RedisConnection, StoreOutage } from "@switchyard/redis"
+import { Effect, Layer, type Redacted } from "effect"
+import { Redis } from "effect/persistence"
+import { CounterStoreError, type ReserveResult, UsageCounters } from "./UsageCounters.ts"
+
+/** Where counters live in Redis unless told otherwise. */
+export const DEFAULT_PREFIX = "switchyard:usage:"
+
+/** KEYS: the counters' hashes; ARGV: per key its value key, limit and amount. Answers 0, or the refusing key's position. */
+const RESERVE = `
+for i = 1, #KEYS do
+  local field = ARGV[3 * i - 2]
+  local used = tonumber(redis.call('HGET', KEYS[i], 'u:' .. field) or '0')
+  local reserved = tonumber(redis.call('HGET', KEYS[i], 'r:' .. field) or '0')
+  if used + reserved >= tonumber(ARGV[3 * i - 1]) then return i end
+end
+for i = 1, #KEYS do
+  redis.call('HINCRBYFLOAT', KEYS[i], 'r:' .. ARGV[3 * i - 2], ARGV[3 * i])
+end
+return 0`
+
+/**
+ * KEYS: the counters' hashes; ARGV: per key its value key, reserved, used and alert threshold ("" for
+ * none). Answers the positions whose alert this call raised.
+ */
+const SETTLE = `
+local crossed = {}
+for i = 1, #KEYS do
+  local field = ARGV[4 * i - 3]
+  redis.call('HINCRBYFLOAT', KEYS[i], 'r:' .. field, -tonumber(ARGV[4 * i - 2]))
+  local used = tonumber(redis.call('HINCRBYFLOAT', KEYS[i], 'u:' .. field, ARGV[4 * i - 1]))
+  local threshold = ARGV[4 * i]
+  if threshold ~= '' and tonumber(ARGV[4 * i - 1]) > 0 and used >= tonumber(threshold)
+    and redis.call('HSETNX', KEYS[i], 'a:' .. field, '1') == 1 then
+    crossed[#crossed + 1] = i
+  end
+end
+return crossed`
+
+/** The cause of a failure that did not reach Redis; `undefined` when Redis answered with it. */
+const unreachable = (error: Redis.RedisError): unknown => RedisConnection.isReply(error.cause) ? undefined : error.cause
+
+/** Answered by the outage guard instead of an operation that could not reach Redis. */
+const DOWN = Symbol("down")
+
+const parseFields = (fields: ReadonlyArray<string>) => {
+  const byKey = new Map<string, { usage: number; alerted: boolean }>()
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    const field = fields[index] ?? ""
+    const valueKey = field.slice(2)
+    const entry = byKey.get(valueKey) ?? { usage: 0, alerted: false }
+    if (field.startsWith("u:")) entry.usage = Number(fields[index + 1])
+    if (field.startsWith("a:")) entry.alerted = true
+    if (field.startsWith("u:") || field.startsWith("a:") || field.startsWith("r:")) byKey.set(valueKey, entry)
+  }
+  return [...byKey].map(([valueKey, entry]) => ({ valueKey, ...entry }))
+}
+
+/** Counters over a `Redis` service the app already has. */
+export const layerStore = (
+  options?: { readonly prefix?: string | undefined }
+): Layer.Layer<UsageCounters, never, Redis.Redis> =>
+  Layer.effect(
+    UsageCounters,
+    Effect.gen(function*() {
+      const redis = yield* Redis.Redis
+      const prefix = options?.prefix ?? DEFAULT_PREFIX
+      const outage = yield* StoreOutage.make({
+        store: "usage",
+        whileDown: "requests under usage limits follow GATEWAY_LIMITS_ON_STORE_ERROR",
+        ping: redis.send("PING")
+      })
+      const guarded = <A>(operation: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, CounterStoreError> =>
+        outage.guard<A | typeof DOWN, Redis.RedisError, never>(operation, { fallback: DOWN, unreachable }).pipe(
+          Effect.mapError((error) => new CounterStoreError({ message: `redis: ${error.message}`, cause: error })),
+          Effect.flatMap((answer) =>
+            answer === DOWN
+              ? Effect.fail(new CounterStoreError({ message: "redis: unreachable" }))
+              : Effect.succeed(answer)
+          )
+        )
+      const evaluate = <A>(script: string, keys: ReadonlyArray<string>, args: ReadonlyArray<string>) =>
+        redis.send<A>("EVAL", script, String(keys.length), ...keys, ...args)
+      return UsageCounters.of({
+        reserve: (reservations) =>
+          guarded(
+            Effect.map(
+              evaluate<number>(
+                RESERVE,
+                reservations.map((reservation) => prefix + reservation.counter),
+                reservations.flatMap((reservation) => [
+                  reservation.valueKey,
+                  String(reservation.limit),
+                  String(reservation.amount)
+                ])
+              ),
+              (refused): ReserveResult => refused === 0 ? { _tag: "Admitted" } : { _tag: "Refused", index: refused - 1 }
+            )
+          ),
+        settle: (settlements) =>
+          guarded(
+            Effect.map(
+              evaluate<ReadonlyArray<number>>(
+                SETTLE,
+                settlements.map((settlement) => prefix + settlement.counter),
+                settlements.flatMap((settlement) => [
+                  settlement.valueKey,
+                  String(settlement.reserved),
+                  String(settlement.used),
+                  settlement.alertThreshold === null ? "" : String(settlement.alertThreshold)
+                ])
+              ),
+              (crossed) => crossed.map((position) => position - 1)
+            )
+          ),
+        usage: (counter) =>
+          guarded(Effect.map(redis.send<ReadonlyArray<string>>("HGETALL", prefix + counter), parseFields))
+      })
+    })
+  )
+
+/** Counters in the Redis at `url`, over a connection of their own (see `@switchyard/redis`). */
+export const layer = (
+  options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
+): Layer.Layer<UsageCounters, Redis.RedisError> =>
+  layerStore({ prefix: options.prefix }).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))
