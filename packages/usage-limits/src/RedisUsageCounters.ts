@@ -15,9 +15,9 @@
  * const counters = RedisUsageCounters.layer({ url: "redis://127.0.0.1:6379" })
  */
 import { RedisConnection, StoreOutage } from "@switchyard/redis"
-import { Effect, Layer, type Redacted } from "effect"
+import { Effect, Layer, type Redacted, Schema, SchemaGetter } from "effect"
 import { Redis } from "effect/persistence"
-import { CounterStoreError, type ReserveResult, UsageCounters } from "./UsageCounters.ts"
+import { CounterStoreError, type CounterUsage, type ReserveResult, UsageCounters } from "./UsageCounters.ts"
 
 /** Where counters live in Redis unless told otherwise. */
 export const DEFAULT_PREFIX = "switchyard:usage:"
@@ -59,15 +59,32 @@ const unreachable = (error: Redis.RedisError): unknown => RedisConnection.isRepl
 /** Answered by the outage guard instead of an operation that could not reach Redis. */
 const DOWN = Symbol("down")
 
-const parseFields = (fields: ReadonlyArray<string>) => {
+/** `HGETALL` answers a flat list of fields and values (RESP2) or a map (RESP3, node-redis's default). */
+const HashFields = Schema.Union([
+  Schema.Record(Schema.String, Schema.String),
+  Schema.Array(Schema.String).pipe(
+    Schema.decodeTo(Schema.Record(Schema.String, Schema.String), {
+      decode: SchemaGetter.transform((flat: ReadonlyArray<string>) => {
+        const record: Record<string, string> = {}
+        for (let index = 0; index + 1 < flat.length; index += 2) record[flat[index] ?? ""] = flat[index + 1] ?? ""
+        return record
+      }),
+      encode: SchemaGetter.transform((record: Readonly<Record<string, string>>) => Object.entries(record).flat())
+    })
+  )
+])
+const decodeHash = Schema.decodeUnknownEffect(HashFields)
+
+const usageOf = (fields: Readonly<Record<string, string>>): ReadonlyArray<CounterUsage> => {
   const byKey = new Map<string, { usage: number; alerted: boolean }>()
-  for (let index = 0; index + 1 < fields.length; index += 2) {
-    const field = fields[index] ?? ""
+  for (const [field, value] of Object.entries(fields)) {
+    const kind = field.slice(0, 2)
+    if (kind !== "u:" && kind !== "a:" && kind !== "r:") continue
     const valueKey = field.slice(2)
     const entry = byKey.get(valueKey) ?? { usage: 0, alerted: false }
-    if (field.startsWith("u:")) entry.usage = Number(fields[index + 1])
-    if (field.startsWith("a:")) entry.alerted = true
-    if (field.startsWith("u:") || field.startsWith("a:") || field.startsWith("r:")) byKey.set(valueKey, entry)
+    if (kind === "u:") entry.usage = Number(value)
+    if (kind === "a:") entry.alerted = true
+    byKey.set(valueKey, entry)
   }
   return [...byKey].map(([valueKey, entry]) => ({ valueKey, ...entry }))
 }
@@ -130,7 +147,15 @@ export const layerStore = (
             )
           ),
         usage: (counter) =>
-          guarded(Effect.map(redis.send<ReadonlyArray<string>>("HGETALL", prefix + counter), parseFields))
+          guarded(redis.send<unknown>("HGETALL", prefix + counter)).pipe(
+            Effect.flatMap((answer) =>
+              Effect.mapError(
+                decodeHash(answer),
+                (error) => new CounterStoreError({ message: `redis: ${error.message}`, cause: error })
+              )
+            ),
+            Effect.map(usageOf)
+          )
       })
     })
   )

@@ -1,0 +1,91 @@
+import { assert, layer } from "@effect/vitest"
+import { TestDatabase } from "@switchyard/storage/testing"
+import { UsageCounters } from "@switchyard/usage-limits"
+import { RedisUsageCounters } from "@switchyard/usage-limits/redis"
+import { Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+
+const stores: ReadonlyArray<{
+  readonly name: string
+  readonly layer: Layer.Layer<UsageCounters.UsageCounters, unknown>
+}> = [
+  ...TestDatabase.dialects.map(({ layer: database, name }) => ({
+    name,
+    layer: UsageCounters.UsageCounters.layerSql.pipe(Layer.provide(database))
+  })),
+  {
+    name: "redis",
+    layer: RedisUsageCounters.layer({
+      url: "redis://127.0.0.1:6379",
+      // a prefix of its own, so runs never see each other's counters
+      prefix: `switchyard-test:${randomBytes(6).toString("hex")}:`
+    })
+  }
+]
+
+const fresh = () => `policy-${randomBytes(6).toString("hex")}:0:all`
+
+const reservation = (counter: string, valueKey: string, limit: number, amount: number) => ({
+  counter,
+  policyId: counter.split(":")[0] ?? "",
+  valueKey,
+  limit,
+  amount
+})
+
+const counters = UsageCounters.UsageCounters
+
+for (const { layer: store, name } of stores) {
+  layer(store)(`UsageCounters on ${name}`, (it) => {
+    it.effect("admits while settled plus reserved is below the limit, and counts per value key", () =>
+      Effect.gen(function*() {
+        const service = yield* counters
+        const counter = fresh()
+        const take = (valueKey: string) => service.reserve([reservation(counter, valueKey, 50, 20)])
+        assert.strictEqual((yield* take("a"))._tag, "Admitted")
+        assert.strictEqual((yield* take("a"))._tag, "Admitted")
+        assert.strictEqual((yield* take("a"))._tag, "Admitted")
+        assert.deepStrictEqual(yield* take("a"), { _tag: "Refused", index: 0 })
+        assert.strictEqual((yield* take("b"))._tag, "Admitted")
+      }))
+
+    it.effect("settles to the real usage, releases the rest, and raises an alert once", () =>
+      Effect.gen(function*() {
+        const service = yield* counters
+        const counter = fresh()
+        const settle = (used: number) =>
+          service.settle([{ counter, valueKey: "a", reserved: 40, used, alertThreshold: 25 }])
+        yield* service.reserve([reservation(counter, "a", 100, 40)])
+        assert.deepStrictEqual(yield* settle(20), [])
+        yield* service.reserve([reservation(counter, "a", 100, 40)])
+        assert.deepStrictEqual(yield* settle(20), [0])
+        yield* service.reserve([reservation(counter, "a", 100, 40)])
+        assert.deepStrictEqual(yield* settle(20), [])
+        assert.deepStrictEqual(yield* service.usage(counter), [{ valueKey: "a", usage: 60, alerted: true }])
+      }))
+
+    it.effect("takes every counter of a request or none: a refusal on one leaves the others untouched", () =>
+      Effect.gen(function*() {
+        const service = yield* counters
+        const roomy = fresh()
+        const full = fresh()
+        yield* service.reserve([reservation(full, "a", 10, 10)])
+        const refused = yield* service.reserve([reservation(roomy, "a", 30, 20), reservation(full, "a", 10, 5)])
+        assert.deepStrictEqual(refused, { _tag: "Refused", index: 1 })
+        // had the refused request kept its 20 on `roomy`, this one would be refused
+        assert.strictEqual((yield* service.reserve([reservation(roomy, "a", 30, 20)]))._tag, "Admitted")
+      }))
+
+    it.effect("under 100 concurrent reservations admits exactly as many as the limit holds", () =>
+      Effect.gen(function*() {
+        const service = yield* counters
+        const counter = fresh()
+        const results = yield* Effect.forEach(
+          Array.from({ length: 100 }, () => reservation(counter, "a", 200, 20)),
+          (one) => service.reserve([one]),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((result) => result._tag === "Admitted").length, 10)
+      }))
+  })
+}

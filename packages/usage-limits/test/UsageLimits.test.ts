@@ -1,0 +1,152 @@
+import { assert, describe, it } from "@effect/vitest"
+import {
+  ConfigCompiler,
+  type Dispatch,
+  GatewayError,
+  GatewayResponse,
+  ProviderRegistry,
+  Stage,
+  Strategy
+} from "@switchyard/core"
+import { Database } from "@switchyard/storage"
+import { UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { request } from "./support/Requests.ts"
+
+/** A provider that reports 20 tokens a call, or answers what the test sets; it counts its calls. */
+class Provider {
+  calls = 0
+  answer: () => Effect.Effect<GatewayResponse.GatewayResponse, GatewayError.GatewayError> = () =>
+    Effect.succeed(GatewayResponse.json({ usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } }))
+  readonly adapter: ProviderRegistry.ProviderAdapter = {
+    names: ["openai"],
+    make: () =>
+      Effect.succeed(() =>
+        Effect.suspend(() => {
+          this.calls += 1
+          return this.answer()
+        })
+      )
+  }
+}
+
+const live = (provider: Provider) =>
+  ConfigCompiler.ConfigCompiler.layer().pipe(
+    Layer.provide([
+      UsageLimits.stage(),
+      Strategy.Strategies.layerSingle,
+      ProviderRegistry.ProviderRegistry.layer([provider.adapter])
+    ]),
+    Layer.provide(Stage.Stages.layer),
+    Layer.provideMerge(Layer.merge(UsagePolicies.UsagePolicies.layer, UsageCounters.UsageCounters.layerSql)),
+    Layer.provideMerge(Database.layerSqlite(":memory:"))
+  )
+
+const ask: Dispatch.Dispatch<ConfigCompiler.ConfigCompiler> = (one) =>
+  ConfigCompiler.ConfigCompiler.use((compiler) => compiler.dispatch("openai", Effect.succeed({ provider: "openai" })))
+    .pipe(Effect.flatMap((dispatch) => dispatch(one)))
+
+const create = (body: Partial<Parameters<UsagePolicies.UsagePolicies["Service"]["create"]>[1]>) =>
+  UsagePolicies.UsagePolicies.use((policies) =>
+    policies.create("ws-1", {
+      conditions: [{ key: "api_key", value: "*" }],
+      group_by: [{ key: "api_key" }],
+      type: "tokens",
+      credit_limit: 40,
+      ...body
+    })
+  )
+
+const status = (one = request()) =>
+  ask(one).pipe(
+    Effect.map((response) => response.status),
+    Effect.catch((error) => Effect.succeed(GatewayError.toHttp(error).status))
+  )
+
+describe("usage limits around a provider", () => {
+  it.effect("a monthly limit starts again at the first instant of the next month in UTC", () => {
+    const provider = new Provider()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2026-11-30T23:58:00Z"))
+      yield* create({ periodic_reset: "monthly" })
+      assert.deepStrictEqual([yield* status(), yield* status(), yield* status()], [200, 200, 412])
+      yield* TestClock.setTime(Date.parse("2026-11-30T23:59:59.999Z"))
+      assert.strictEqual(yield* status(), 412)
+      yield* TestClock.setTime(Date.parse("2026-12-01T00:00:00Z"))
+      assert.deepStrictEqual([yield* status(), yield* status(), yield* status()], [200, 200, 412])
+      assert.strictEqual(provider.calls, 4)
+    }).pipe(Effect.provide(live(provider)))
+  })
+
+  it.effect("a weekly limit starts again on Monday 00:00 UTC, and usage_map says when", () => {
+    const provider = new Provider()
+    return Effect.gen(function*() {
+      // 2026-11-29 is a Sunday
+      yield* TestClock.setTime(Date.parse("2026-11-29T12:00:00Z"))
+      const policy = yield* create({ periodic_reset: "weekly" })
+      assert.deepStrictEqual([yield* status(), yield* status(), yield* status()], [200, 200, 412])
+      const before = yield* UsageLimits.usageMap(policy)
+      assert.deepStrictEqual(before, {
+        "api_key:key-1": { usage: 40, last_reset_at: "2026-11-23T00:00:00.000Z", alerted: false }
+      })
+      yield* TestClock.setTime(Date.parse("2026-11-30T00:00:00Z"))
+      assert.strictEqual(yield* status(), 200)
+      const after = yield* UsageLimits.usageMap(policy)
+      assert.deepStrictEqual(after, {
+        "api_key:key-1": { usage: 20, last_reset_at: "2026-11-30T00:00:00.000Z", alerted: false }
+      })
+    }).pipe(Effect.provide(live(provider)))
+  })
+
+  it.effect("a cumulative limit never resets with time", () => {
+    const provider = new Provider()
+    return Effect.gen(function*() {
+      yield* create({})
+      assert.deepStrictEqual([yield* status(), yield* status(), yield* status()], [200, 200, 412])
+      yield* TestClock.adjust("400 days")
+      assert.strictEqual(yield* status(), 412)
+    }).pipe(Effect.provide(live(provider)))
+  })
+
+  it.effect("a failed call releases its reservation: nothing is counted", () => {
+    const provider = new Provider()
+    return Effect.gen(function*() {
+      yield* create({ credit_limit: 20 })
+      const ok = provider.answer
+      provider.answer = () =>
+        Effect.fail(new GatewayError.UpstreamStatus({ provider: "openai", status: 500, body: {}, headers: {} }))
+      assert.strictEqual(yield* status(), 500)
+      provider.answer = ok
+      assert.deepStrictEqual([yield* status(), yield* status()], [200, 412])
+    }).pipe(Effect.provide(live(provider)))
+  })
+
+  it.effect("a call with no bound on its answer reserves the whole limit while it runs", () => {
+    const provider = new Provider()
+    return Effect.gen(function*() {
+      yield* create({ credit_limit: 1_000_000 })
+      const gate = yield* Deferred.make<void>()
+      const ok = provider.answer
+      provider.answer = () => Effect.andThen(Deferred.await(gate), ok())
+      // an unknown model and no max_tokens: nothing bounds the answer
+      const unbounded = request({ body: { model: "my-own-model", messages: [{ role: "user", content: "hi" }] } })
+      const first = yield* Effect.forkChild(status(unbounded))
+      yield* Effect.yieldNow
+      provider.answer = ok
+      assert.strictEqual(yield* status(), 412)
+      yield* Deferred.succeed(gate, undefined)
+      assert.strictEqual(yield* Fiber.join(first), 200)
+      assert.strictEqual(yield* status(), 200)
+    }).pipe(Effect.provide(live(provider)))
+  })
+
+  it.effect("a request the conditions do not match is neither counted nor refused", () => {
+    const provider = new Provider()
+    return Effect.gen(function*() {
+      yield* create({ credit_limit: 0, conditions: [{ key: "metadata.team", value: "blue" }] })
+      assert.strictEqual(yield* status(request({ metadata: { team: "red" } })), 200)
+      assert.strictEqual(yield* status(request({ metadata: { team: "blue" } })), 412)
+    }).pipe(Effect.provide(live(provider)))
+  })
+})
