@@ -8,7 +8,7 @@ import type { ApiKeys, Authenticator } from "@switchyard/auth"
 import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
-import type { UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
+import type { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
 import { Effect, type Layer } from "effect"
 import { HttpRouter, type HttpServerResponse } from "effect/http"
 import type { BodyDeadlines } from "./http/BodyDeadlines.ts"
@@ -20,6 +20,7 @@ import * as InferenceRoute from "./routes/InferenceRoute.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import * as ModelRoutes from "./routes/ModelRoutes.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
+import * as RateLimitRoutes from "./routes/RateLimitRoutes.ts"
 import * as Stored from "./routes/StoredObjectRoutes.ts"
 import * as UsageLimitRoutes from "./routes/UsageLimitRoutes.ts"
 
@@ -33,6 +34,7 @@ type StoredServices =
   | Feedback.FeedbackStore
   | UsagePolicies.UsagePolicies
   | UsageCounters.UsageCounters
+  | RatePolicies.RatePolicies
   // management bodies are read under the server's body time limit
   | BodyDeadlines
 
@@ -123,6 +125,21 @@ export const table: ReadonlyArray<Route> = [
     path: "/v1/policies/usage-limits/:id/reset",
     scope: "policies.write",
     handler: UsageLimitRoutes.resetPolicy
+  },
+  { method: "POST", path: "/v1/policies/rate-limits", scope: "policies.write", handler: RateLimitRoutes.createPolicy },
+  { method: "GET", path: "/v1/policies/rate-limits", scope: "policies.read", handler: RateLimitRoutes.listPolicies },
+  { method: "GET", path: "/v1/policies/rate-limits/:id", scope: "policies.read", handler: RateLimitRoutes.getPolicy },
+  {
+    method: "PUT",
+    path: "/v1/policies/rate-limits/:id",
+    scope: "policies.write",
+    handler: RateLimitRoutes.updatePolicy
+  },
+  {
+    method: "DELETE",
+    path: "/v1/policies/rate-limits/:id",
+    scope: "policies.write",
+    handler: RateLimitRoutes.archivePolicy
   }
 ]
 

@@ -36,6 +36,23 @@ const keyUnderPolicy = async (baseUrl: string, creditLimit = 200) => {
   return created.body.key as string
 }
 
+/** A key of its own under a requests-per-minute policy of `value`. */
+const keyUnderRateLimit = async (baseUrl: string, value: number) => {
+  const created = await call(baseUrl, "POST", "/v1/api-keys", { body: { name: "rated", scopes: ["completions"] } })
+  expect(created.status).toBe(200)
+  const policy = await call(baseUrl, "POST", "/v1/policies/rate-limits", {
+    body: {
+      conditions: [{ key: "api_key", value: created.body.id }],
+      group_by: [{ key: "api_key" }],
+      type: "requests",
+      unit: "rpm",
+      value
+    }
+  })
+  expect(policy.status).toBe(200)
+  return created.body.key as string
+}
+
 const ask = (baseUrl: string, key: string, fake: FakeOpenAI.FakeOpenAI) =>
   chatVia(baseUrl, key, {
     "x-gateway-provider": "openai",
@@ -51,6 +68,8 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
   let second: GatewayProcess.GatewayProcess
   let concurrentKey = ""
   let sequentialKey = ""
+  let rateConcurrentKey = ""
+  let rateSequentialKey = ""
 
   beforeAll(async () => {
     psql(`CREATE DATABASE ${database}`)
@@ -65,6 +84,8 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
     // both policies exist before the second process reads any: it sees them from its first request
     concurrentKey = await keyUnderPolicy(first.baseUrl)
     sequentialKey = await keyUnderPolicy(first.baseUrl)
+    rateConcurrentKey = await keyUnderRateLimit(first.baseUrl, 10)
+    rateSequentialKey = await keyUnderRateLimit(first.baseUrl, 10)
     second = await GatewayProcess.start(env)
   }, 60_000)
   afterAll(async () => {
@@ -103,6 +124,30 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
     }
     expect(statuses).toEqual([...Array(10).fill(200), ...Array(4).fill(412)])
     expect(fake.requests).toHaveLength(10)
+  })
+
+  it("a requests-per-minute policy of 10 shared by both processes admits 10 of 200 concurrent requests", async () => {
+    fake.reset()
+    fake.setDefault(Behaviour.delay(10, fixedUsage))
+    const answers = await Promise.all(
+      Array.from(
+        { length: 200 },
+        (_, index) => ask(index % 2 === 0 ? first.baseUrl : second.baseUrl, rateConcurrentKey, fake)
+      )
+    )
+    expect(answers.filter((answer) => answer.status !== 200 && answer.status !== 429)).toEqual([])
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(10)
+    expect(fake.requests).toHaveLength(10)
+  }, 60_000)
+
+  it("and exactly 10 sequential requests alternating between the processes", async () => {
+    fake.reset()
+    fake.setDefault(fixedUsage)
+    const statuses = []
+    for (let index = 0; index < 13; index++) {
+      statuses.push((await ask(index % 2 === 0 ? first.baseUrl : second.baseUrl, rateSequentialKey, fake)).status)
+    }
+    expect(statuses).toEqual([...Array(10).fill(200), ...Array(3).fill(429)])
   })
 })
 

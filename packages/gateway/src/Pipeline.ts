@@ -29,9 +29,9 @@ import { Providers, UpstreamClient } from "@switchyard/providers"
 import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
-import { UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+import { RatePolicies, UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
 import { Config, ConfigProvider, Data, Effect, Layer, Option, type Redacted } from "effect"
-import type { Redis } from "effect/persistence"
+import { RateLimiter, type Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import * as GatewayEmbedder from "./internal/GatewayEmbedder.ts"
 
@@ -101,12 +101,13 @@ const redisStores = (url: Redacted.Redacted<string>) =>
   )
 
 /**
- * Usage counters in Redis when it is configured, otherwise in the gateway's database (SQLite, or
- * Postgres shared by replicas). Like the other Redis stores, imported only for a Redis URL.
+ * Usage counters and rate windows in Redis when it is configured; otherwise counters in the
+ * gateway's database (SQLite, or Postgres shared by replicas) and rate windows in memory. Like the
+ * other Redis stores, imported only for a Redis URL.
  */
 const usageCounters = (options: Options) => {
   const url = options.redisUrl
-  if (url === undefined) return UsageCounters.UsageCounters.layerSql
+  if (url === undefined) return Layer.merge(UsageCounters.UsageCounters.layerSql, RateLimiter.layerStoreMemory)
   return Layer.unwrap(
     Effect.tryPromise({
       try: () => import("@switchyard/usage-limits/redis"),
@@ -116,7 +117,7 @@ const usageCounters = (options: Options) => {
             `@switchyard/redis next to @switchyard/gateway (${String(cause)})`,
           cause
         })
-    }).pipe(Effect.map((redis) => redis.RedisUsageCounters.layer({ url })))
+    }).pipe(Effect.map((redis) => redis.RedisUsageCounters.layerStores({ url })))
   )
 }
 
@@ -181,6 +182,7 @@ export type Services =
   | Feedback.FeedbackStore
   | UsagePolicies.UsagePolicies
   | UsageCounters.UsageCounters
+  | RatePolicies.RatePolicies
   | SqlClient.SqlClient
   | Database.Dialect
 
@@ -221,6 +223,7 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     StoredGuardrails.StoredGuardrails.layer,
     FeedbackSql.layerSql,
     UsagePolicies.UsagePolicies.layer,
+    RatePolicies.RatePolicies.layer,
     // one store, built once, for the stage and the routes that report usage
     counters
   )

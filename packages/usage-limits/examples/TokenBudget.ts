@@ -1,6 +1,6 @@
 import { ConfigCompiler, type Dispatch, type GatewayError, ProviderRegistry, Stage, Strategy } from "@switchyard/core"
 import { Database } from "@switchyard/storage"
-import { UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+import { UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
 import { Effect, Layer } from "effect"
 
 // usage limits around each leaf's upstream call; policies and counters in the gateway's SQLite database
@@ -11,8 +11,8 @@ export const GatewayLive = (adapters: ReadonlyArray<ProviderRegistry.ProviderAda
       Strategy.Strategies.layerSingle,
       ProviderRegistry.ProviderRegistry.layer(adapters)
     ]),
-    Layer.provide([Stage.Stages.layer, UsageCounters.UsageCounters.layerSql]), // shared: RedisUsageCounters.layer({ url })
-    Layer.provideMerge(UsagePolicies.UsagePolicies.layer),
+    Layer.provide(Stage.Stages.layer),
+    Layer.provideMerge(UsageLimits.layerSql), // counters shared by replicas: RedisUsageCounters.layerStores({ url })
     Layer.provideMerge(Database.layerSqlite(":memory:"))
   )
 // 50 tokens per API key in the workspace: at 20 tokens a call, the third call is the last one admitted

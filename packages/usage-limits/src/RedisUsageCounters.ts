@@ -16,7 +16,7 @@
  */
 import { RedisConnection, StoreOutage } from "@switchyard/redis"
 import { Effect, Layer, type Redacted, Schema, SchemaGetter } from "effect"
-import { Redis } from "effect/persistence"
+import { RateLimiter, Redis } from "effect/persistence"
 import { CounterStoreError, type CounterUsage, type ReserveResult, UsageCounters } from "./UsageCounters.ts"
 
 /** Where counters live in Redis unless told otherwise. */
@@ -165,3 +165,15 @@ export const layer = (
   options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
 ): Layer.Layer<UsageCounters, Redis.RedisError> =>
   layerStore({ prefix: options.prefix }).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))
+
+/**
+ * Usage counters and rate windows (effect/persistence `RateLimiter`'s Redis store) in the Redis at
+ * `url`, over one connection: what every replica must share for limits to be exact.
+ */
+export const layerStores = (
+  options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
+): Layer.Layer<UsageCounters | RateLimiter.RateLimiterStore, Redis.RedisError> =>
+  Layer.merge(
+    layerStore({ prefix: options.prefix }),
+    RateLimiter.layerStoreRedis({ prefix: `${options.prefix ?? DEFAULT_PREFIX}rate:` })
+  ).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))

@@ -21,14 +21,18 @@ import {
   type Endpoint,
   GatewayError,
   type GatewayRequest,
-  type GatewayResponse,
+  GatewayResponse,
   type ProviderTarget,
   Stage
 } from "@switchyard/core"
 import { Clock, Data, Effect, Exit, Layer, Metric, Stream } from "effect"
+import { RateLimiter } from "effect/persistence"
+import type { SqlClient } from "effect/sql"
 import * as Matching from "./internal/Matching.ts"
 import * as Periods from "./internal/Periods.ts"
 import * as Metering from "./Metering.ts"
+import * as RateLimits from "./RateLimits.ts"
+import { RatePolicies } from "./RatePolicies.ts"
 import { type CounterStoreError, type Reservation, type Settlement, UsageCounters } from "./UsageCounters.ts"
 import { UsagePolicies, type UsagePolicy } from "./UsagePolicies.ts"
 
@@ -132,13 +136,12 @@ const claimsOf = (
   endpoint: Endpoint.Endpoint,
   body: GatewayRequest.JsonObject,
   now: number
-): Effect.Effect<ReadonlyArray<Claim>, UnpricedModel> => {
+): Effect.Effect<{ readonly claims: ReadonlyArray<Claim>; readonly bound: Metering.Tokens }, UnpricedModel> => {
   const claims: Array<Claim> = []
-  let bound: Metering.Tokens | undefined
+  const model = facts.model ?? ""
+  const bound = Metering.boundOf(endpoint, body, Metering.contextLengthOf(facts.provider, model))
   for (const policy of policies) {
     if (!Matching.matches(policy.conditions, facts)) continue
-    const model = facts.model ?? ""
-    bound ??= Metering.boundOf(endpoint, body, Metering.contextLengthOf(facts.provider, model))
     let measure: (tokens: Metering.Tokens) => number = Metering.totalOf
     if (policy.type === "cost") {
       const price = Metering.catalogPrice(facts.provider, model)
@@ -164,7 +167,7 @@ const claimsOf = (
       }
     })
   }
-  return Effect.succeed(claims)
+  return Effect.succeed({ claims, bound })
 }
 
 /** Asks the provider for a stream's usage when the client did not; the usage chunk is then kept from it. */
@@ -184,64 +187,102 @@ const streamAsked = (request: GatewayRequest.GatewayRequest): boolean => {
   return typeof options === "object" && options !== null && "include_usage" in options && options.include_usage === true
 }
 
-/** The stage's middleware for one leaf. */
-const middleware = (
-  target: ProviderTarget.ProviderTarget,
-  policies: UsagePolicies["Service"],
-  counters: UsageCounters["Service"],
-  onStoreError: OnStoreError
-): Dispatch.Middleware =>
-(next) =>
-(request) =>
-  Effect.flatMap(policies.active(request.context.principal.workspaceId), (active) => {
-    // the common case, no policy in the workspace, costs one map lookup
-    if (active.length === 0) return next(request)
-    return Effect.gen(function*() {
-      const facts = factsOf(target, request)
-      const now = yield* Clock.currentTimeMillis
-      const claims = yield* claimsOf(active, facts, request.endpoint, request.body, now)
-      if (claims.length === 0) return yield* next(request)
-      const reserved = yield* counters.reserve(claims.map((claim) => claim.reservation)).pipe(
-        Effect.map((result) => ({ counted: true as const, result })),
-        Effect.catchTag("CounterStoreError", (error) => storeUnreachable(error, onStoreError))
-      )
-      if (!reserved.counted) return yield* next(request)
-      if (reserved.result._tag === "Refused") {
-        const refused = claims[reserved.result.index]
-        yield* Metric.update(refusals, 1)
-        if (refused === undefined) return yield* next(request)
-        return yield* new UsageLimitExceeded({
-          policyId: refused.policy.id,
-          policyName: refused.policy.name,
-          type: refused.policy.type,
-          creditLimit: refused.policy.creditLimit,
-          valueKey: refused.reservation.valueKey
+/** What the stage reads its policies and counts from. */
+interface Services {
+  readonly policies: UsagePolicies["Service"]
+  readonly counters: UsageCounters["Service"]
+  readonly rates: RatePolicies["Service"]
+  readonly limiter: RateLimiter.RateLimiter
+  readonly windows: RateLimiter.RateLimiterStore["Service"]
+  readonly onStoreError: OnStoreError
+}
+
+/** The stage's middleware for one leaf: rate limits first (a refused request reserves nothing), then usage limits. */
+const middleware = (target: ProviderTarget.ProviderTarget, services: Services): Dispatch.Middleware => (next) => {
+  const { counters, onStoreError } = services
+  return (request) => {
+    const workspaceId = request.context.principal.workspaceId
+    return Effect.flatMap(
+      Effect.zip(services.policies.active(workspaceId), services.rates.active(workspaceId)),
+      ([active, rates]) => {
+        // the common case, no policy in the workspace, costs two map lookups
+        if (active.length === 0 && rates.length === 0) return next(request)
+        return Effect.gen(function*() {
+          const facts = factsOf(target, request)
+          const admission = rates.length === 0
+            ? RateLimits.nothing
+            : yield* RateLimits.admit(rates, facts, request.context, services.limiter, services.windows).pipe(
+              Effect.tapError((error) => error._tag === "RateLimited" ? Metric.update(refusals, 1) : Effect.void),
+              Effect.catchTag(
+                "WindowStoreError",
+                (error) => Effect.as(storeUnreachable(error, onStoreError), RateLimits.nothing)
+              )
+            )
+          const { bound, claims } = yield* claimsOf(
+            active,
+            facts,
+            request.endpoint,
+            request.body,
+            yield* Clock.currentTimeMillis
+          )
+          const reserved = claims.length === 0
+            ? { counted: false as const }
+            : yield* counters.reserve(claims.map((claim) => claim.reservation)).pipe(
+              Effect.map((result) => ({ counted: true as const, result })),
+              Effect.catchTag(
+                "CounterStoreError",
+                (error) => Effect.as(storeUnreachable(error, onStoreError), { counted: false as const })
+              )
+            )
+          if (reserved.counted && reserved.result._tag === "Refused") {
+            const refused = claims[reserved.result.index]
+            yield* Metric.update(refusals, 1)
+            if (refused !== undefined) {
+              return yield* new UsageLimitExceeded({
+                policyId: refused.policy.id,
+                policyName: refused.policy.name,
+                type: refused.policy.type,
+                creditLimit: refused.policy.creditLimit,
+                valueKey: refused.reservation.valueKey
+              })
+            }
+          }
+          const settled = reserved.counted ? claims : []
+          if (settled.length === 0 && !admission.countsTokens) {
+            return withHeaders(yield* next(request), admission.headers)
+          }
+          const settle = (used: Metering.Tokens) =>
+            Effect.andThen(
+              settled.length === 0 ? Effect.void : settleAll(counters, settled, used),
+              admission.addTokens(Metering.totalOf(used))
+            )
+          const response = yield* next(withStreamUsage(request)).pipe(
+            Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
+          )
+          if (isCacheHit(response)) {
+            yield* settle(NOTHING)
+            return withHeaders(response, admission.headers)
+          }
+          if (response._tag === "Json") {
+            const body = response.body()
+            yield* settle(
+              Metering.reportedUsage(body) ??
+                { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
+            )
+            return withHeaders(response, admission.headers)
+          }
+          return withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers)
         })
       }
-      const settle = (used: Metering.Tokens) => settleAll(counters, claims, used)
-      const bound = Metering.boundOf(
-        request.endpoint,
-        request.body,
-        Metering.contextLengthOf(facts.provider, facts.model ?? "")
-      )
-      const response = yield* next(withStreamUsage(request)).pipe(
-        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
-      )
-      if (isCacheHit(response)) {
-        yield* settle(NOTHING)
-        return response
-      }
-      if (response._tag === "Json") {
-        const body = response.body()
-        yield* settle(
-          Metering.reportedUsage(body) ??
-            { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
-        )
-        return response
-      }
-      return metered(response, streamAsked(request), bound, settle)
-    })
-  })
+    )
+  }
+}
+
+const withHeaders = <A extends GatewayResponse.GatewayResponse>(
+  response: A,
+  headers: Readonly<Record<string, string>>
+): GatewayResponse.GatewayResponse =>
+  Object.keys(headers).length === 0 ? response : GatewayResponse.withHeaders(response, headers)
 
 const NOTHING: Metering.Tokens = { promptTokens: 0, completionTokens: 0 }
 
@@ -302,13 +343,12 @@ const settleAll = (
 }
 
 const storeUnreachable = (
-  error: CounterStoreError,
+  error: CounterStoreError | RateLimits.WindowStoreError,
   onStoreError: OnStoreError
-): Effect.Effect<{ readonly counted: false }, GatewayError.Unavailable> =>
+): Effect.Effect<void, GatewayError.Unavailable> =>
   onStoreError === "open"
     ? Effect.logWarning(`usage limits: counters unreachable, request let through uncounted: ${error.message}`).pipe(
-      Effect.andThen(Metric.update(storeMisses, 1)),
-      Effect.as({ counted: false as const })
+      Effect.andThen(Metric.update(storeMisses, 1))
     )
     : Effect.andThen(
       Effect.logError(`usage limits: counters unreachable: ${error.message}`),
@@ -326,16 +366,22 @@ const storeUnreachable = (
  */
 export const stage = (
   options?: Options
-): Layer.Layer<never, Stage.StageConflict, UsagePolicies | UsageCounters | Stage.Stages> =>
+): Layer.Layer<
+  never,
+  Stage.StageConflict,
+  UsagePolicies | UsageCounters | RatePolicies | RateLimiter.RateLimiterStore | Stage.Stages
+> =>
   Stage.layer(Effect.gen(function*() {
-    const policies = yield* UsagePolicies
-    const counters = yield* UsageCounters
-    const onStoreError = options?.onStoreError ?? "closed"
-    return Stage.make(
-      "limits",
-      "usage-limits",
-      (target) => Effect.succeed(middleware(target, policies, counters, onStoreError))
-    )
+    const windows = yield* RateLimiter.RateLimiterStore
+    const services: Services = {
+      policies: yield* UsagePolicies,
+      counters: yield* UsageCounters,
+      rates: yield* RatePolicies,
+      limiter: yield* Effect.provideService(RateLimiter.make, RateLimiter.RateLimiterStore, windows),
+      windows,
+      onStoreError: options?.onStoreError ?? "closed"
+    }
+    return Stage.make("limits", "usage-limits", (target) => Effect.succeed(middleware(target, services)))
   }))
 
 /**
@@ -361,3 +407,19 @@ export const usageMap = (
     }
     return map
   })
+
+/**
+ * What the stage and the routes need, kept in the gateway's database: usage-limit and rate-limit
+ * policies and the usage counters; rate windows in this process's memory (for windows shared by
+ * replicas, `RedisUsageCounters.layerStores` from `@switchyard/usage-limits/redis`).
+ */
+export const layerSql: Layer.Layer<
+  UsagePolicies | UsageCounters | RatePolicies | RateLimiter.RateLimiterStore,
+  never,
+  SqlClient.SqlClient
+> = Layer.mergeAll(
+  UsagePolicies.layer,
+  UsageCounters.layerSql,
+  RatePolicies.layer,
+  RateLimiter.layerStoreMemory
+)

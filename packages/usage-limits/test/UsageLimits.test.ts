@@ -9,7 +9,7 @@ import {
   Strategy
 } from "@switchyard/core"
 import { Database } from "@switchyard/storage"
-import { UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+import { RatePolicies, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { request } from "./support/Requests.ts"
@@ -39,7 +39,7 @@ const live = (provider: Provider) =>
       ProviderRegistry.ProviderRegistry.layer([provider.adapter])
     ]),
     Layer.provide(Stage.Stages.layer),
-    Layer.provideMerge(Layer.merge(UsagePolicies.UsagePolicies.layer, UsageCounters.UsageCounters.layerSql)),
+    Layer.provideMerge(UsageLimits.layerSql),
     Layer.provideMerge(Database.layerSqlite(":memory:"))
   )
 
@@ -147,6 +147,31 @@ describe("usage limits around a provider", () => {
       yield* create({ credit_limit: 0, conditions: [{ key: "metadata.team", value: "blue" }] })
       assert.strictEqual(yield* status(request({ metadata: { team: "red" } })), 200)
       assert.strictEqual(yield* status(request({ metadata: { team: "blue" } })), 412)
+    }).pipe(Effect.provide(live(provider)))
+  })
+
+  it.effect("a requests-per-minute window refuses with 429 and Retry-After, and admits again a minute later", () => {
+    const provider = new Provider()
+    return Effect.gen(function*() {
+      yield* RatePolicies.RatePolicies.use((policies) =>
+        policies.create("ws-1", {
+          conditions: [{ key: "api_key", value: "*" }],
+          group_by: [{ key: "api_key" }],
+          type: "requests",
+          unit: "rpm",
+          value: 2
+        })
+      )
+      assert.deepStrictEqual([yield* status(), yield* status()], [200, 200])
+      const refused = GatewayError.toHttp(yield* Effect.flip(ask(request())))
+      assert.strictEqual(refused.status, 429)
+      assert.strictEqual(refused.headers["retry-after"], "60")
+      assert.strictEqual(refused.body.error.code, "rate_limit_exceeded")
+      yield* TestClock.adjust("59 seconds")
+      assert.strictEqual(yield* status(), 429)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(yield* status(), 200)
+      assert.strictEqual(provider.calls, 3)
     }).pipe(Effect.provide(live(provider)))
   })
 })

@@ -31,6 +31,7 @@ const errorAnswers = {
   412:
     "A usage-limits policy's budget is spent, or a cost policy meets a model with no known price; the message names the policy or the model.",
   413: "The body is too large.",
+  429: "A rate-limit policy's window is full (`Retry-After` says when to retry), or the provider's own 429.",
   446: "A guardrail denied the request or the answer; `hook_results` says which.",
   502: "The provider could not be reached. A provider's own error status is passed on as it answered.",
   503: "Not available now: every target's circuit is open, or a store the gateway needs is down."
@@ -144,7 +145,7 @@ const errorStatuses = (route: DocumentedRoute, operation: Operation): ReadonlyAr
   if (operation.body !== undefined) statuses.add(400).add(408).add(413)
   if (operation.query !== undefined) statuses.add(400)
   if (pathParameters(route.path).length > 0) statuses.add(404)
-  if (operation.upstream === true) statuses.add(408).add(412).add(446).add(502).add(503)
+  if (operation.upstream === true) statuses.add(408).add(412).add(429).add(446).add(502).add(503)
   return [...statuses].sort((a, b) => a - b)
 }
 

@@ -11,6 +11,7 @@ import {
   CompletionRequest,
   EmbeddingRequest,
   ErrorBody,
+  RateLimitPolicy,
   StoredObjectRequests,
   UsageLimitsPolicy
 } from "@switchyard/protocol"
@@ -40,6 +41,8 @@ export type SchemaName =
   | "CreateUsageLimitsPolicy"
   | "UpdateUsageLimitsPolicy"
   | "UsageLimitsPolicy"
+  | "CreateRateLimitPolicy"
+  | "UpdateRateLimitPolicy"
   | "List"
   | "ErrorBody"
 
@@ -59,6 +62,8 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   CreateUsageLimitsPolicy: UsageLimitsPolicy.CreateUsageLimitsPolicy,
   UpdateUsageLimitsPolicy: UsageLimitsPolicy.UpdateUsageLimitsPolicy,
   UsageLimitsPolicy: UsageLimitsPolicy.UsageLimitsPolicy,
+  CreateRateLimitPolicy: RateLimitPolicy.CreateRateLimitPolicy,
+  UpdateRateLimitPolicy: RateLimitPolicy.UpdateRateLimitPolicy,
   List,
   ErrorBody: ErrorBody.ErrorBody
 }
@@ -73,6 +78,7 @@ export const tags = {
   Guardrails: "Stored guardrails that configs name by id.",
   Feedback: "Feedback recorded against a trace id.",
   "Usage limits": "Budgets in tokens or US dollars per group of requests, enforced before the provider is called.",
+  "Rate limits": "Requests or tokens per minute, hour or day per group of requests; over the limit, 429.",
   Service: "The gateway itself: health and this description."
 } as const
 
@@ -114,6 +120,9 @@ const policyQuery = Schema.Struct({
   status: Schema.optionalKey(Schema.Literals(["active", "archived"])),
   include_usage: Schema.optionalKey(Schema.Literals(["true", "false"]))
 })
+
+/** `status` (default `active`) of the rate-limit policy routes. */
+const RateLimitStatus = Schema.Struct({ status: Schema.optionalKey(Schema.Literals(["active", "archived"])) })
 
 /** Headers that choose and steer the provider (extensions.md, "Choosing the provider"). */
 const providerHeaders: ReadonlyArray<Header> = [
@@ -345,5 +354,34 @@ export const operations: Readonly<Record<string, Operation>> = {
     tag: "Usage limits",
     summary: "Reset a usage-limits policy's usage",
     answer: json("The policy; its usage starts again from zero.", "UsageLimitsPolicy")
+  },
+  "POST /v1/policies/rate-limits": {
+    tag: "Rate limits",
+    summary: "Create a rate-limit policy",
+    body: "CreateRateLimitPolicy",
+    answer: json("The policy, `object: \"policy_rate_limits\"`.")
+  },
+  "GET /v1/policies/rate-limits": {
+    tag: "Rate limits",
+    summary: "List rate-limit policies",
+    query: RateLimitStatus,
+    answer: listOf("rate-limit policies")
+  },
+  "GET /v1/policies/rate-limits/:id": {
+    tag: "Rate limits",
+    summary: "Get a rate-limit policy",
+    query: RateLimitStatus,
+    answer: json("The policy.")
+  },
+  "PUT /v1/policies/rate-limits/:id": {
+    tag: "Rate limits",
+    summary: "Update a rate-limit policy",
+    body: "UpdateRateLimitPolicy",
+    answer: json("The updated policy.")
+  },
+  "DELETE /v1/policies/rate-limits/:id": {
+    tag: "Rate limits",
+    summary: "Archive a rate-limit policy",
+    answer: json("The archived policy: it is no longer enforced.")
   }
 }
