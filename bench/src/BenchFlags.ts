@@ -11,6 +11,9 @@ export interface BenchFlags {
   readonly gatewayStandIn: boolean
   readonly fallback: boolean
   readonly cache: boolean
+  /** Redis for the `--limits` variant with shared counters; undefined: that variant is skipped. */
+  readonly limits: boolean
+  readonly limitsRedis: string | undefined
   readonly help: boolean
 }
 
@@ -23,6 +26,9 @@ export const usage = `node bench/src/main.ts [flags]
   --stream-chunk-delay <ms> gap between the fake's chunks in the streaming check (default 100)
   --cache                   also measure the gateway answering from its cache
   --fallback                also measure the gateway through a fallback whose first target is down
+  --limits                  also measure the gateway with one usage-limits and one rate-limit policy
+                            matching every request (counters in SQLite, rate windows in memory)
+  --limits-redis <url>      with --limits, also with its counters and windows in this Redis
   --portkey                 also measure @portkey-ai/gateway (installed under ~/.cache/switchyard-bench)
   --portkey-node <path>     run Portkey on this Node binary instead of the cached Node 20.20.2
   --gateway-stand-in        measure a second bare proxy in the gateway's place (to check the harness)
@@ -40,6 +46,8 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
       portkey: { type: "boolean", default: false },
       fallback: { type: "boolean", default: false },
       cache: { type: "boolean", default: false },
+      limits: { type: "boolean", default: false },
+      "limits-redis": { type: "string" },
       "portkey-node": { type: "string" },
       "gateway-stand-in": { type: "boolean", default: false },
       help: { type: "boolean", default: false }
@@ -55,6 +63,8 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     gatewayStandIn: values["gateway-stand-in"],
     fallback: values.fallback,
     cache: values.cache,
+    limits: values.limits,
+    limitsRedis: values["limits-redis"],
     help: values.help
   }
 }

@@ -43,7 +43,10 @@ export const startBareProxy = async (
 export const benchAdminKey = "bench-admin-key"
 
 /** The Switchyard gateway (apps/server), with a fresh data directory; ready once GET /health is 200. */
-export const startGateway = async (group: ChildProcessGroup): Promise<RunningServer> => {
+export const startGateway = async (
+  group: ChildProcessGroup,
+  env: Readonly<Record<string, string>> = {}
+): Promise<RunningServer> => {
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), "switchyard-bench-"))
   process.once("exit", () => rmSync(dataDir, { recursive: true, force: true }))
@@ -53,7 +56,8 @@ export const startGateway = async (group: ChildProcessGroup): Promise<RunningSer
     GATEWAY_ADMIN_KEY: benchAdminKey,
     GATEWAY_DATA_DIR: dataDir,
     // its access lines (one per request, as in production) go to a file, not through the bench
-    GATEWAY_LOG_FORMAT: "json"
+    GATEWAY_LOG_FORMAT: "json",
+    ...env
   }, join(dataDir, "gateway.log"))
   const origin = `http://127.0.0.1:${port}`
   await waitForStatus(`${origin}/health`, 200, child, startupTimeoutMs)

@@ -10,8 +10,8 @@ export const bareProxyTarget = (name: string, server: RunningServer): Target => 
   pid: server.pid
 })
 
-export const gatewayTarget = (server: RunningServer, upstreamBaseUrl: string): Target => ({
-  name: "switchyard gateway",
+export const gatewayTarget = (server: RunningServer, upstreamBaseUrl: string, name = "switchyard gateway"): Target => ({
+  name,
   url: `${server.origin}${chatPath}`,
   headers: {
     "content-type": "application/json",
@@ -72,3 +72,24 @@ export const gatewayCacheTarget = (server: RunningServer, upstreamBaseUrl: strin
   },
   pid: server.pid
 })
+
+/**
+ * Makes every chat request of `server`'s admin workspace fall under one usage-limits policy
+ * (tokens, a limit no run reaches) and one rate-limit policy (requests per minute, idem): what
+ * one active policy of each kind costs a request.
+ */
+export const addPolicies = async (server: RunningServer): Promise<void> => {
+  const everyRequest = { conditions: [{ key: "workspace_id", value: "*" }], group_by: [{ key: "api_key" }] }
+  const policies = [
+    ["/v1/policies/usage-limits", { ...everyRequest, type: "tokens", credit_limit: 1e15 }],
+    ["/v1/policies/rate-limits", { ...everyRequest, type: "requests", unit: "rpm", value: 1_000_000_000 }]
+  ] as const
+  for (const [path, body] of policies) {
+    const response = await fetch(`${server.origin}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-gateway-api-key": benchAdminKey },
+      body: JSON.stringify(body)
+    })
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+  }
+}

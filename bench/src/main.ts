@@ -20,7 +20,14 @@ import {
   startGateway
 } from "./ServerProcesses.ts"
 import { checkStreaming, describeError, type StreamingResult } from "./StreamingCheck.ts"
-import { bareProxyTarget, gatewayCacheTarget, gatewayFallbackTarget, gatewayTarget, portkeyTarget } from "./Targets.ts"
+import {
+  addPolicies,
+  bareProxyTarget,
+  gatewayCacheTarget,
+  gatewayFallbackTarget,
+  gatewayTarget,
+  portkeyTarget
+} from "./Targets.ts"
 
 const flags = parseBenchFlags(process.argv.slice(2))
 if (flags.help) {
@@ -77,6 +84,22 @@ try {
         load: gatewayCacheTarget(gateway, upstreamBaseUrl),
         streaming: async (slowBaseUrl) => gatewayCacheTarget(gateway, slowBaseUrl)
       })
+    }
+    if (flags.limits) {
+      const variants = [
+        { name: "switchyard + limits (sqlite)", env: {} },
+        ...(flags.limitsRedis === undefined
+          ? []
+          : [{ name: "switchyard + limits (redis)", env: { REDIS_URL: flags.limitsRedis } }])
+      ]
+      for (const variant of variants) {
+        const limited = await startGateway(group, variant.env)
+        await addPolicies(limited)
+        contenders.push({
+          load: gatewayTarget(limited, upstreamBaseUrl, variant.name),
+          streaming: async (slowBaseUrl) => gatewayTarget(limited, slowBaseUrl, variant.name)
+        })
+      }
     }
     if (flags.fallback) {
       contenders.push({
