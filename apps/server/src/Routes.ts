@@ -7,6 +7,7 @@
 import type { ApiKeys, Authenticator } from "@switchyard/auth"
 import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
+import type { PromptStore } from "@switchyard/prompts"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import type { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
 import { Effect, type Layer } from "effect"
@@ -20,6 +21,7 @@ import * as InferenceRoute from "./routes/InferenceRoute.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import * as ModelRoutes from "./routes/ModelRoutes.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
+import * as PromptRoutes from "./routes/PromptRoutes.ts"
 import * as RateLimitRoutes from "./routes/RateLimitRoutes.ts"
 import * as Stored from "./routes/StoredObjectRoutes.ts"
 import * as UsageLimitRoutes from "./routes/UsageLimitRoutes.ts"
@@ -35,6 +37,9 @@ type StoredServices =
   | UsagePolicies.UsagePolicies
   | UsageCounters.UsageCounters
   | RatePolicies.RatePolicies
+  | PromptStore.PromptStore
+  // prompt completions run the pipeline
+  | Gateway.Gateway
   // management bodies are read under the server's body time limit
   | BodyDeadlines
 
@@ -98,6 +103,15 @@ export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/v1/guardrails", scope: "configs", handler: GuardrailRoutes.listGuardrails },
   { method: "GET", path: "/v1/guardrails/:id", scope: "configs", handler: GuardrailRoutes.getGuardrail },
   { method: "DELETE", path: "/v1/guardrails/:id", scope: "configs", handler: GuardrailRoutes.deleteGuardrail },
+  { method: "POST", path: "/v1/prompts", scope: "prompts.write", handler: PromptRoutes.createPrompt },
+  { method: "GET", path: "/v1/prompts", scope: "prompts.read", handler: PromptRoutes.listPrompts },
+  { method: "GET", path: "/v1/prompts/:id", scope: "prompts.read", handler: PromptRoutes.getPrompt },
+  { method: "DELETE", path: "/v1/prompts/:id", scope: "prompts.write", handler: PromptRoutes.deletePrompt },
+  { method: "POST", path: "/v1/prompts/:id/versions", scope: "prompts.write", handler: PromptRoutes.createVersion },
+  { method: "GET", path: "/v1/prompts/:id/versions", scope: "prompts.read", handler: PromptRoutes.listVersions },
+  { method: "PUT", path: "/v1/prompts/:id/publish", scope: "prompts.write", handler: PromptRoutes.publishVersion },
+  { method: "POST", path: "/v1/prompts/:id/render", scope: "prompts.read", handler: PromptRoutes.renderPrompt },
+  { method: "POST", path: "/v1/prompts/:id/completions", scope: "completions", handler: PromptRoutes.completePrompt },
   { method: "POST", path: "/v1/feedback", scope: "completions", handler: GuardrailRoutes.createFeedback },
   { method: "GET", path: "/v1/feedback", scope: "logs.read", handler: GuardrailRoutes.listFeedback },
   {

@@ -1,5 +1,5 @@
 /**
- * The stages around each leaf target's own upstream call (guardrails, limits, cache, retry,
+ * The stages around each leaf target's own upstream call (prompt, guardrails, limits, cache, retry,
  * circuit breaker, timeout): each feature package's layer adds its stage with a declared phase,
  * and the pipeline orders stages by phase, so stage layers merge in any order and give the same
  * pipeline. Two stages for one phase stop the start-up with an error naming both; none is ever
@@ -21,6 +21,11 @@ import type { ProviderTarget } from "./ProviderTarget.ts"
  * order of the per-target pipeline is decided.
  */
 export const phases = [
+  {
+    phase: "prompt",
+    why: "outermost: a leaf that names its own prompt (prompt_id) renders it first, so its guardrails check, " +
+      "its limits count and its cache keys the messages its provider receives"
+  },
   {
     phase: "guardrails",
     why: "input checks run before anything else, so a denied request is never counted, cached or sent; " +

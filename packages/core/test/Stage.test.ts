@@ -23,6 +23,7 @@ const permutations = <A>(items: ReadonlyArray<A>): Array<Array<A>> =>
 describe("Stage", () => {
   it("lists every phase once, with the reason for its position", () => {
     assert.deepStrictEqual(Stage.phases.map(({ phase }) => phase), [
+      "prompt",
       "guardrails",
       "limits",
       "cache",

@@ -24,6 +24,7 @@ import {
   TrustedHosts
 } from "@switchyard/core"
 import { type Feedback, FeedbackSql, Guardrails, StoredGuardrails } from "@switchyard/guardrails"
+import { PromptStage, PromptStore } from "@switchyard/prompts"
 import { type Integrations, ProviderAccess, type StoredConfigs, type VirtualKeys } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
 import { Resilience } from "@switchyard/retry"
@@ -128,6 +129,7 @@ const stages = (
   counters: ReturnType<typeof usageCounters>
 ) =>
   Layer.mergeAll(
+    PromptStage.layer,
     Guardrails.stage(StoredGuardrails.StoredGuardrails.useSync((stored) => ({ resolve: stored.resolve }))),
     UsageLimits.stage({ onStoreError: options.limitsOnStoreError }),
     CacheMiddleware.stage(),
@@ -183,6 +185,7 @@ export type Services =
   | UsagePolicies.UsagePolicies
   | UsageCounters.UsageCounters
   | RatePolicies.RatePolicies
+  | PromptStore.PromptStore
   | SqlClient.SqlClient
   | Database.Dialect
 
@@ -224,6 +227,7 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     FeedbackSql.layerSql,
     UsagePolicies.UsagePolicies.layer,
     RatePolicies.RatePolicies.layer,
+    PromptStore.PromptStore.layer,
     // one store, built once, for the stage and the routes that report usage
     counters
   )

@@ -171,6 +171,29 @@ const createUsageAndRateLimits = Effect.gen(function*() {
   yield* sql`CREATE INDEX usage_counters_policy ON usage_counters (policy_id)`
 })
 
+const createPrompts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE prompts (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    name TEXT NOT NULL,
+    latest_version INTEGER NOT NULL,
+    published_version INTEGER NOT NULL,
+    position BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    deleted_at BIGINT NULL
+  )`
+  yield* sql`CREATE INDEX prompts_workspace ON prompts (workspace_id, position, id)`
+  yield* sql`CREATE TABLE prompt_versions (
+    prompt_id TEXT NOT NULL REFERENCES prompts (id),
+    version INTEGER NOT NULL,
+    definition TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (prompt_id, version)
+  )`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
@@ -179,7 +202,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0004_create_virtual_keys": createVirtualKeys,
   "0005_create_configs": createConfigs,
   "0006_create_guardrails_and_feedback": createGuardrailsAndFeedback,
-  "0007_create_usage_and_rate_limits": createUsageAndRateLimits
+  "0007_create_usage_and_rate_limits": createUsageAndRateLimits,
+  "0008_create_prompts": createPrompts
 }
 
 const runMigrator = Migrator.make({})

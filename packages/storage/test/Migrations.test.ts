@@ -4,7 +4,7 @@ import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Schema } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 
-const TABLES = ["workspaces", "api_keys", "integrations", "virtual_keys", "configs"]
+const TABLES = ["workspaces", "api_keys", "integrations", "virtual_keys", "configs", "prompts", "prompt_versions"]
 
 const Workspace = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.Number })
 
@@ -65,7 +65,10 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         const recorded = yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM ${
           sql(Migrations.table)
         } ORDER BY migration_id`
-        assert.deepStrictEqual(recorded.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6])
+        assert.deepStrictEqual(
+          recorded.map((row) => row.migration_id),
+          Object.keys(Migrations.migrations).map((key) => Number(key.slice(0, 4)))
+        )
       }))
 
     it.effect("reads timestamps past 2038 back as numbers", () =>

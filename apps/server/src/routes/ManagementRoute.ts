@@ -47,7 +47,10 @@ export const route = <R>(
         const principal = yield* admit(request.headers)
         const params = yield* HttpRouter.params
         const body = yield* handler({ principal, params, request }).pipe(Effect.provideContext(services))
-        return Edge.jsonResponse(body, traceId)
+        // a handler that builds its own answer (a stream) gets the trace id on it; any other value is JSON
+        return HttpServerResponse.isHttpServerResponse(body)
+          ? HttpServerResponse.setHeader(body, Edge.TRACE_HEADER, traceId)
+          : Edge.jsonResponse(body, traceId)
       }).pipe(Effect.catchCause((cause) => Effect.map(Edge.failureOf(cause, traceId), Edge.toResponse)))
     }
   })

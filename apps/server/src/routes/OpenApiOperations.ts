@@ -11,6 +11,8 @@ import {
   CompletionRequest,
   EmbeddingRequest,
   ErrorBody,
+  ListQuery,
+  PromptTemplate,
   RateLimitPolicy,
   StoredObjectRequests,
   UsageLimitsPolicy
@@ -43,6 +45,10 @@ export type SchemaName =
   | "UsageLimitsPolicy"
   | "CreateRateLimitPolicy"
   | "UpdateRateLimitPolicy"
+  | "CreatePrompt"
+  | "CreatePromptVersion"
+  | "PublishPrompt"
+  | "RunPrompt"
   | "List"
   | "ErrorBody"
 
@@ -64,6 +70,10 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   UsageLimitsPolicy: UsageLimitsPolicy.UsageLimitsPolicy,
   CreateRateLimitPolicy: RateLimitPolicy.CreateRateLimitPolicy,
   UpdateRateLimitPolicy: RateLimitPolicy.UpdateRateLimitPolicy,
+  CreatePrompt: PromptTemplate.CreatePrompt,
+  CreatePromptVersion: PromptTemplate.CreatePromptVersion,
+  PublishPrompt: PromptTemplate.PublishPrompt,
+  RunPrompt: PromptTemplate.RunPrompt,
   List,
   ErrorBody: ErrorBody.ErrorBody
 }
@@ -79,6 +89,8 @@ export const tags = {
   Feedback: "Feedback recorded against a trace id.",
   "Usage limits": "Budgets in tokens or US dollars per group of requests, enforced before the provider is called.",
   "Rate limits": "Requests or tokens per minute, hour or day per group of requests; over the limit, 429.",
+  Prompts:
+    "Versioned Mustache chat templates, rendered and run through the pipeline as `pp-…`, `pp-…@latest` or `pp-…@N`.",
   Service: "The gateway itself: health and this description."
 } as const
 
@@ -383,5 +395,66 @@ export const operations: Readonly<Record<string, Operation>> = {
     tag: "Rate limits",
     summary: "Archive a rate-limit policy",
     answer: json("The archived policy: it is no longer enforced.")
+  },
+  "POST /v1/prompts": {
+    tag: "Prompts",
+    summary: "Create a prompt",
+    description: "Creates version 1, published. Template strings that do not parse are a 400 naming where.",
+    body: "CreatePrompt",
+    answer: json("The prompt with its published version's definition, and its id `pp-…`.")
+  },
+  "GET /v1/prompts": {
+    tag: "Prompts",
+    summary: "List prompts",
+    query: ListQuery.ListQuery,
+    answer: json("The caller's workspace's prompts in the list shape, a page at a time.", "List")
+  },
+  "GET /v1/prompts/:id": {
+    tag: "Prompts",
+    summary: "Get a prompt",
+    answer: json("The prompt with its published version's definition.")
+  },
+  "DELETE /v1/prompts/:id": { tag: "Prompts", summary: "Delete a prompt", answer: json("The deleted prompt.") },
+  "POST /v1/prompts/:id/versions": {
+    tag: "Prompts",
+    summary: "Add a version",
+    description: "The next number, complete in itself and never changed again; it is not published.",
+    body: "CreatePromptVersion",
+    answer: json("The version, with its id `pp-…@N`.")
+  },
+  "GET /v1/prompts/:id/versions": {
+    tag: "Prompts",
+    summary: "List a prompt's versions",
+    answer: json("Every version, newest first, in the list shape.", "List")
+  },
+  "PUT /v1/prompts/:id/publish": {
+    tag: "Prompts",
+    summary: "Publish a version",
+    description: "The unsuffixed id runs the published version from then on.",
+    body: "PublishPrompt",
+    answer: json("The prompt.")
+  },
+  "POST /v1/prompts/:id/render": {
+    tag: "Prompts",
+    summary: "Render a prompt",
+    description:
+      "`id` may end in `@latest` or `@N`. A variable the template uses but `variables` lacks is a 400 naming it.",
+    body: "RunPrompt",
+    answer: json("The chat completion request the prompt renders to; no provider is called.")
+  },
+  "POST /v1/prompts/:id/completions": {
+    tag: "Prompts",
+    summary: "Run a prompt",
+    description: "`id` may end in `@latest` or `@N`. The rendered request runs through the pipeline as a chat "
+      + "completion; root-level hyperparameters override the version's saved ones.",
+    body: "RunPrompt",
+    headers: providerHeaders,
+    answer: {
+      description: "`{status, headers, body}` with the chat completion in `body`; with `\"stream\": true`, the chat "
+        + "completion's server-sent events ending in `data: [DONE]`.",
+      mediaType: "application/json",
+      streams: true
+    },
+    upstream: true
   }
 }

@@ -1,0 +1,339 @@
+/**
+ * Prompts and their versions, per workspace, in the gateway's database (SQLite or Postgres).
+ * Version 1 is written with the prompt and published; later versions are appended, numbered by
+ * the database so that concurrent writers never take the same number, and never change again.
+ * Publishing moves the pointer the unsuffixed id runs.
+ *
+ * @example
+ * import { PromptStore } from "@switchyard/prompts"
+ * import { Effect } from "effect"
+ * const created = PromptStore.PromptStore.use((prompts) =>
+ *   prompts.create("my-workspace", { name: "greeting", model: "gpt-4o-mini", template: [{ role: "user", content: "Hi {{name}}" }] })
+ * )
+ */
+import { GatewayError } from "@switchyard/core"
+import { type ListQuery, PromptTemplate } from "@switchyard/protocol"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { checkParameters } from "./internal/Parameters.ts"
+import * as Template from "./Template.ts"
+
+/** One version, as the version routes answer it; its id is the reference that runs it (`pp-…@2`). */
+export interface PromptVersion extends PromptTemplate.PromptDefinition {
+  readonly id: string
+  readonly object: "prompt_version"
+  readonly prompt_id: string
+  readonly version: number
+  readonly published: boolean
+  readonly created_at: number
+}
+
+/** A prompt with the definition of its published version. */
+export interface Prompt extends PromptTemplate.PromptDefinition {
+  readonly id: string
+  readonly object: "prompt"
+  readonly name: string
+  readonly workspace_id: string
+  readonly published_version: number
+  readonly latest_version: number
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+/** A page of prompts in the list shape (extensions.md: `limit`, `order`, `after`, `before`). */
+export interface PromptPage {
+  readonly object: "list"
+  readonly data: ReadonlyArray<Prompt>
+  readonly first_id: string | null
+  readonly last_id: string | null
+  readonly has_more: boolean
+}
+
+/** Which version a reference names: the published one, the latest, or a number. */
+export type VersionSelector = "published" | "latest" | number
+
+export interface PromptReference {
+  readonly id: string
+  readonly version: VersionSelector
+}
+
+const Seconds = Schema.Union([Schema.Finite, Schema.NumberFromString])
+const Version = Schema.Union([Schema.Finite, Schema.NumberFromString])
+const Definition = Schema.fromJsonString(PromptTemplate.PromptDefinition)
+
+const PromptRow = Schema.Struct({
+  id: Schema.String,
+  workspace_id: Schema.String,
+  name: Schema.String,
+  latest_version: Version,
+  published_version: Version,
+  position: Version,
+  created_at: Seconds,
+  updated_at: Seconds,
+  definition: Definition
+})
+const VersionRow = Schema.Struct({
+  prompt_id: Schema.String,
+  version: Version,
+  definition: Definition,
+  created_at: Seconds
+})
+const decodePromptRows = Schema.decodeUnknownEffect(Schema.Array(PromptRow))
+const decodeVersionRows = Schema.decodeUnknownEffect(Schema.Array(VersionRow))
+const encodeDefinition = Schema.encodeSync(Definition)
+
+const toPrompt = (row: typeof PromptRow.Type): Prompt => ({
+  ...row.definition,
+  id: row.id,
+  object: "prompt",
+  name: row.name,
+  workspace_id: row.workspace_id,
+  published_version: row.published_version,
+  latest_version: row.latest_version,
+  created_at: row.created_at,
+  updated_at: row.updated_at
+})
+
+const toVersion = (row: typeof VersionRow.Type, published: number): PromptVersion => ({
+  ...row.definition,
+  id: `${row.prompt_id}@${row.version}`,
+  object: "prompt_version",
+  prompt_id: row.prompt_id,
+  version: row.version,
+  published: row.version === published,
+  created_at: row.created_at
+})
+
+const internal = <A>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError>) =>
+  Effect.catch(effect, (error) =>
+    Effect.andThen(
+      Effect.logError(`prompts: ${error.message}`),
+      Effect.fail(new GatewayError.InternalError({ message: `prompts: ${error.message}` }))
+    ))
+
+const notFound = (id: string) => new GatewayError.NotFound({ message: `prompt ${id} not found` })
+
+/**
+ * A reference as the completion route's path gives it: `pp-…` (the published version),
+ * `pp-…@latest` or `pp-…@3`. A suffix of another form is a 400 naming it.
+ */
+export const parseReference = (reference: string): Effect.Effect<PromptReference, GatewayError.InvalidRequest> => {
+  const at = reference.lastIndexOf("@")
+  if (at === -1) return Effect.succeed({ id: reference, version: "published" })
+  const id = reference.slice(0, at)
+  const suffix = reference.slice(at + 1)
+  if (suffix === "latest") return Effect.succeed({ id, version: "latest" })
+  if (/^[1-9][0-9]{0,8}$/.test(suffix)) return Effect.succeed({ id, version: Number(suffix) })
+  return Effect.fail(
+    new GatewayError.InvalidRequest({
+      message: `promptId: the version suffix must be @latest or @<version number> (got "@${suffix}")`,
+      param: "promptId"
+    })
+  )
+}
+
+type Failure = GatewayError.NotFound | GatewayError.InternalError
+
+export class PromptStore extends Context.Service<PromptStore, {
+  /** Creates the prompt with its version 1, published. */
+  readonly create: (
+    workspaceId: string,
+    body: PromptTemplate.CreatePrompt
+  ) => Effect.Effect<Prompt, Failure | GatewayError.InvalidRequest>
+  readonly get: (workspaceId: string, id: string) => Effect.Effect<Prompt, Failure>
+  readonly list: (
+    workspaceId: string,
+    query: ListQuery.ListQuery
+  ) => Effect.Effect<PromptPage, GatewayError.InvalidRequest | GatewayError.InternalError>
+  /** Appends a version (the next number); it is not published. */
+  readonly addVersion: (
+    workspaceId: string,
+    id: string,
+    body: PromptTemplate.CreatePromptVersion
+  ) => Effect.Effect<PromptVersion, Failure | GatewayError.InvalidRequest>
+  /** Every version, newest first. */
+  readonly versions: (workspaceId: string, id: string) => Effect.Effect<ReadonlyArray<PromptVersion>, Failure>
+  readonly publish: (
+    workspaceId: string,
+    id: string,
+    version: number
+  ) => Effect.Effect<Prompt, Failure | GatewayError.InvalidRequest>
+  /** Deletes the prompt: every reference to it is a 404 from then on. */
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<Prompt, Failure>
+  /** The version a reference names; an unknown prompt or version is a 404. */
+  readonly resolve: (workspaceId: string, reference: PromptReference) => Effect.Effect<PromptVersion, Failure>
+}>()("@switchyard/prompts/PromptStore") {
+  static readonly layer: Layer.Layer<PromptStore, never, SqlClient.SqlClient> = Layer.effect(
+    PromptStore,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const now = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+      const selectPrompts = (where: Statement.Fragment, tail: Statement.Fragment = sql``) =>
+        internal(
+          sql`SELECT p.id, p.workspace_id, p.name, p.latest_version, p.published_version, p.position,
+              p.created_at, p.updated_at, v.definition
+            FROM prompts p JOIN prompt_versions v ON v.prompt_id = p.id AND v.version = p.published_version
+            WHERE p.deleted_at IS NULL AND ${where} ${tail}`.pipe(Effect.flatMap(decodePromptRows))
+        )
+
+      const find = (workspaceId: string, id: string) =>
+        Effect.flatMap(
+          selectPrompts(sql`p.workspace_id = ${workspaceId} AND p.id = ${id}`),
+          ([row]) => row === undefined ? Effect.fail(notFound(id)) : Effect.succeed(toPrompt(row))
+        )
+
+      const selectVersions = (promptId: string, where: Statement.Fragment) =>
+        internal(
+          sql`SELECT prompt_id, version, definition, created_at FROM prompt_versions
+            WHERE prompt_id = ${promptId} AND ${where} ORDER BY version DESC`.pipe(Effect.flatMap(decodeVersionRows))
+        )
+
+      const page = (workspaceId: string, query: ListQuery.ListQuery) =>
+        Effect.gen(function*() {
+          const cursorId = query.after ?? query.before
+          const cursorField = query.after === undefined ? "before" : "after"
+          let cursor: Statement.Fragment = sql`1 = 1`
+          if (cursorId !== undefined) {
+            const [at] = yield* selectPrompts(sql`p.workspace_id = ${workspaceId} AND p.id = ${cursorId}`)
+            if (at === undefined) {
+              return yield* new GatewayError.InvalidRequest({
+                message: `${cursorField}: no prompt ${cursorId} in this workspace`,
+                param: cursorField
+              })
+            }
+            // `after` continues in the list's order, `before` goes back against it
+            const forward = (query.order === "desc") === (cursorField === "after")
+            cursor = forward
+              ? sql`(p.position < ${at.position} OR (p.position = ${at.position} AND p.id < ${at.id}))`
+              : sql`(p.position > ${at.position} OR (p.position = ${at.position} AND p.id > ${at.id}))`
+          }
+          const descending = cursorField === "before" && cursorId !== undefined
+            ? query.order === "asc"
+            : query.order === "desc"
+          const order = descending ? sql`ORDER BY p.position DESC, p.id DESC` : sql`ORDER BY p.position, p.id`
+          const rows = yield* selectPrompts(
+            sql`p.workspace_id = ${workspaceId} AND ${cursor}`,
+            sql`${order} LIMIT ${query.limit + 1}`
+          )
+          const kept = rows.slice(0, query.limit).map(toPrompt)
+          const data = cursorField === "before" && cursorId !== undefined ? kept.reverse() : kept
+          return {
+            object: "list" as const,
+            data,
+            first_id: data[0]?.id ?? null,
+            last_id: data.at(-1)?.id ?? null,
+            has_more: rows.length > query.limit
+          }
+        })
+
+      return PromptStore.of({
+        create: (workspaceId, body) =>
+          Effect.gen(function*() {
+            const { name, ...definition } = body
+            yield* Template.check(definition)
+            yield* checkParameters(definition.parameters)
+            const at = yield* now
+            const id = `pp-${randomBytes(9).toString("hex")}`
+            yield* internal(sql.withTransaction(Effect.gen(function*() {
+              yield* sql`INSERT INTO workspaces (id, name, created_at) VALUES (${workspaceId}, ${workspaceId}, ${at})
+                ON CONFLICT (id) DO NOTHING`
+              // creation order within the workspace, which lists follow (seconds alone would tie)
+              const [last] = yield* sql<{ readonly position: unknown }>`SELECT MAX(position) AS position
+                FROM prompts WHERE workspace_id = ${workspaceId}`
+              const position = Number(last?.position ?? 0) + 1
+              yield* sql`INSERT INTO prompts ${
+                sql.insert({
+                  id,
+                  workspace_id: workspaceId,
+                  name,
+                  latest_version: 1,
+                  published_version: 1,
+                  position,
+                  created_at: at,
+                  updated_at: at,
+                  deleted_at: null
+                })
+              }`
+              yield* sql`INSERT INTO prompt_versions ${
+                sql.insert({ prompt_id: id, version: 1, definition: encodeDefinition(definition), created_at: at })
+              }`
+            })))
+            return yield* find(workspaceId, id)
+          }),
+        get: find,
+        list: page,
+        addVersion: (workspaceId, id, body) =>
+          Effect.gen(function*() {
+            yield* Template.check(body)
+            yield* checkParameters(body.parameters)
+            const at = yield* now
+            const created = yield* internal(sql.withTransaction(Effect.gen(function*() {
+              // the row update takes the next number and locks the prompt until the version is written
+              const numbered = yield* sql<{ readonly latest_version: unknown }>`UPDATE prompts
+                SET latest_version = latest_version + 1, updated_at = ${at}
+                WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
+                RETURNING latest_version`
+              const version = Number(numbered[0]?.latest_version)
+              if (numbered.length === 0 || !Number.isInteger(version)) return undefined
+              yield* sql`INSERT INTO prompt_versions ${
+                sql.insert({ prompt_id: id, version, definition: encodeDefinition(body), created_at: at })
+              }`
+              return version
+            })))
+            if (created === undefined) return yield* notFound(id)
+            const prompt = yield* find(workspaceId, id)
+            const [row] = yield* selectVersions(id, sql`version = ${created}`)
+            if (row === undefined) return yield* notFound(`${id}@${created}`)
+            return toVersion(row, prompt.published_version)
+          }),
+        versions: (workspaceId, id) =>
+          Effect.gen(function*() {
+            const prompt = yield* find(workspaceId, id)
+            const rows = yield* selectVersions(id, sql`1 = 1`)
+            return rows.map((row) => toVersion(row, prompt.published_version))
+          }),
+        publish: (workspaceId, id, version) =>
+          Effect.gen(function*() {
+            const prompt = yield* find(workspaceId, id)
+            if (version > prompt.latest_version) {
+              return yield* new GatewayError.InvalidRequest({
+                message: `version: prompt ${id} has no version ${version} (its latest is ${prompt.latest_version})`,
+                param: "version"
+              })
+            }
+            const at = yield* now
+            yield* internal(
+              sql`UPDATE prompts SET published_version = ${version}, updated_at = ${at}
+                WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL`
+            )
+            return yield* find(workspaceId, id)
+          }),
+        remove: (workspaceId, id) =>
+          Effect.gen(function*() {
+            const found = yield* find(workspaceId, id)
+            const at = yield* now
+            yield* internal(
+              sql`UPDATE prompts SET deleted_at = ${at} WHERE id = ${id} AND workspace_id = ${workspaceId}`
+            )
+            return found
+          }),
+        resolve: (workspaceId, reference) =>
+          Effect.gen(function*() {
+            const prompt = yield* find(workspaceId, reference.id)
+            const number = reference.version === "published"
+              ? prompt.published_version
+              : reference.version === "latest"
+              ? prompt.latest_version
+              : reference.version
+            const [row] = yield* selectVersions(prompt.id, sql`version = ${number}`)
+            if (row === undefined) {
+              return yield* new GatewayError.NotFound({ message: `prompt ${prompt.id} has no version ${number}` })
+            }
+            return toVersion(row, prompt.published_version)
+          })
+      })
+    })
+  )
+}
