@@ -106,6 +106,18 @@ describe("creating API keys", () => {
     expect((await call(base(), "GET", "/v1/configs", { key: child.body.key })).status).toBe(403)
   })
 
+  it("refuses a key that would outlive its expiring creator, naming the expiry, and creates nothing", async () => {
+    const expiresAt = Math.floor(Date.now() / 1000) + 3600
+    const caller = await createKey(base(), ["keys"], { workspace: "ws-grant-expiry", expiresAt })
+    const before = await keyIds(caller)
+    expectForbidden(await createWith(caller, { scopes: ["keys"] }), `expires_at: this key expires at ${expiresAt}`)
+    expectForbidden(await createWith(caller, { scopes: ["keys"], expires_at: expiresAt + 1 }), "expires_at")
+    expect(await keyIds(caller)).toEqual(before)
+    const within = await createWith(caller, { scopes: ["keys"], expires_at: expiresAt })
+    expect(within.status).toBe(200)
+    expect(within.body).toMatchObject({ expires_at: expiresAt })
+  })
+
   it("lets the admin key grant any scope in any workspace", async () => {
     const created = await call(base(), "POST", "/v1/api-keys", {
       body: { name: "tenant admin", scopes: ["admin"], workspace_id: "ws-grant-tenant" }

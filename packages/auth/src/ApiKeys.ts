@@ -170,7 +170,8 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             const principal: Principal.Principal = {
               keyId: row.id,
               workspaceId: row.workspace_id,
-              scopes: new Set(row.scopes)
+              scopes: new Set(row.scopes),
+              ...(row.expires_at === null ? {} : { expiresAt: row.expires_at })
             }
             const until = row.expires_at === null
               ? nowMs + VERIFIED_TTL_MS

@@ -2,6 +2,7 @@
  * What a key may hand on (extensions.md, "Authentication and scopes"): a key grants only what it
  * holds. Without this rule a key holding `keys` could mint an `admin` key and, through it, reach
  * every workspace. Only `admin` grants any scope, names another workspace, or revokes any key.
+ * No key, admin or not, creates a key that outlives it.
  *
  * @example
  * ```ts
@@ -28,6 +29,8 @@ export interface KeyRequest {
   readonly scopes: ReadonlyArray<Principal.Scope>
   /** Absent: the caller's own workspace. */
   readonly workspace_id?: string | undefined
+  /** Unix seconds; absent or null: never. */
+  readonly expires_at?: number | null | undefined
 }
 
 const isAdmin = (principal: Principal.Principal): boolean => principal.scopes.has("admin")
@@ -55,6 +58,19 @@ export const toCreate = (
       new GatewayError.Forbidden({
         message: `workspace_id: this key cannot create keys in workspace "${workspaceId}"; ` +
           "only an admin key names another workspace"
+      })
+    )
+  }
+  // every caller, admin too: an expiring credential must not outlive itself through a new key
+  const expiresAt = grantor.expiresAt
+  if (
+    expiresAt !== undefined &&
+    (request.expires_at === undefined || request.expires_at === null || request.expires_at > expiresAt)
+  ) {
+    return Result.fail(
+      new GatewayError.Forbidden({
+        message: `expires_at: this key expires at ${expiresAt} (unix seconds) and cannot create a key ` +
+          `that outlives it; set expires_at to ${expiresAt} or earlier`
       })
     )
   }

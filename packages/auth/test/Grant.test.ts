@@ -120,6 +120,42 @@ describe("Grant.toCreate", () => {
   })
 })
 
+describe("Grant.toCreate and expiry", () => {
+  const expiring = (scopes: ReadonlyArray<Principal.Scope>, expiresAt: number): Principal.Principal => ({
+    ...principal(scopes),
+    expiresAt
+  })
+
+  it("lets an expiring key, admin or not, create only keys that expire no later than itself", () => {
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.integer({ min: 1, max: 2_000_000_000 }),
+        fc.option(fc.integer({ min: 1, max: 2_000_000_000 }), { nil: null }),
+        (admin, expiresAt, requested) => {
+          const result = Grant.toCreate(expiring(admin ? ["admin"] : ["keys"], expiresAt), {
+            scopes: ["keys"],
+            expires_at: requested
+          })
+          assert.strictEqual(Result.isSuccess(result), requested !== null && requested <= expiresAt)
+        }
+      ),
+      { seed: SEED }
+    )
+  })
+
+  it("names the expiry when an expiring key asks for a key that never expires", () => {
+    const message = forbiddenMessage(Grant.toCreate(expiring(["admin"], 1_900_000_000), { scopes: ["keys"] }))
+    assert.include(message, "expires_at: this key expires at 1900000000")
+  })
+
+  it("leaves a key that never expires free to choose any expiry, or none", () => {
+    for (const expires_at of [undefined, null, 1, 2_000_000_000]) {
+      assert.isTrue(Result.isSuccess(Grant.toCreate(principal(["keys"]), { scopes: ["keys"], expires_at })))
+    }
+  })
+})
+
 describe("Grant.toRevoke", () => {
   it("decides every caller's scope set against every single-scope key, in its own and another workspace", () => {
     for (const held of everySubset) {

@@ -13,6 +13,12 @@ export interface Principal {
   readonly keyId: string
   readonly workspaceId: string
   readonly scopes: ReadonlySet<Scope>
+  /**
+   * When an API key stops being valid (unix seconds); absent when it never does. Such a key
+   * cannot hand on more time than it has (see auth's Grant). A JWT's `exp` ends a session, not
+   * the authority of its subject, and is not carried here.
+   */
+  readonly expiresAt?: number | undefined
 }
 
 export const hasScope = (principal: Principal, scope: Scope): boolean =>
