@@ -102,13 +102,23 @@ const redisStores = (url: Redacted.Redacted<string>) =>
   )
 
 /**
- * Usage counters and rate windows in Redis when it is configured; otherwise counters in the
- * gateway's database (SQLite, or Postgres shared by replicas) and rate windows in memory. Like the
- * other Redis stores, imported only for a Redis URL.
+ * Usage counters and rate windows in Redis when it is configured; otherwise rate windows in memory
+ * and counters in the gateway's database: kept in memory and written in batches on this process's
+ * own SQLite, taken row by row on Postgres (shared by replicas). Like the other Redis stores,
+ * imported only for a Redis URL.
  */
 const usageCounters = (options: Options) => {
   const url = options.redisUrl
-  if (url === undefined) return Layer.merge(UsageCounters.UsageCounters.layerSql, RateLimiter.layerStoreMemory)
+  if (url === undefined) {
+    return Layer.merge(
+      Layer.unwrap(
+        Database.Dialect.useSync((dialect) =>
+          dialect.name === "sqlite" ? UsageCounters.UsageCounters.layerLocal : UsageCounters.UsageCounters.layerSql
+        )
+      ),
+      RateLimiter.layerStoreMemory
+    )
+  }
   return Layer.unwrap(
     Effect.tryPromise({
       try: () => import("@switchyard/usage-limits/redis"),

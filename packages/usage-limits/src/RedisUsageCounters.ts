@@ -22,8 +22,15 @@ import { CounterStoreError, type CounterUsage, type ReserveResult, UsageCounters
 /** Where counters live in Redis unless told otherwise. */
 export const DEFAULT_PREFIX = "switchyard:usage:"
 
+/** Loaded once and run by its SHA (`EVALSHA`): the request path sends only keys and arguments. */
+const script = <Result>(lua: string) =>
+  Redis.script((keys: ReadonlyArray<string>, args: ReadonlyArray<string>) => [...keys, ...args], {
+    lua,
+    numberOfKeys: (keys) => keys.length
+  }).withReturnType<Result>()
+
 /** KEYS: the counters' hashes; ARGV: per key its value key, limit and amount. Answers 0, or the refusing key's position. */
-const RESERVE = `
+const RESERVE = script<number>(`
 for i = 1, #KEYS do
   local field = ARGV[3 * i - 2]
   local used = tonumber(redis.call('HGET', KEYS[i], 'u:' .. field) or '0')
@@ -33,13 +40,13 @@ end
 for i = 1, #KEYS do
   redis.call('HINCRBYFLOAT', KEYS[i], 'r:' .. ARGV[3 * i - 2], ARGV[3 * i])
 end
-return 0`
+return 0`)
 
 /**
  * KEYS: the counters' hashes; ARGV: per key its value key, reserved, used and alert threshold ("" for
  * none). Answers the positions whose alert this call raised.
  */
-const SETTLE = `
+const SETTLE = script<ReadonlyArray<number>>(`
 local crossed = {}
 for i = 1, #KEYS do
   local field = ARGV[4 * i - 3]
@@ -51,7 +58,7 @@ for i = 1, #KEYS do
     crossed[#crossed + 1] = i
   end
 end
-return crossed`
+return crossed`)
 
 /** The cause of a failure that did not reach Redis; `undefined` when Redis answered with it. */
 const unreachable = (error: Redis.RedisError): unknown => RedisConnection.isReply(error.cause) ? undefined : error.cause
@@ -112,14 +119,13 @@ export const layerStore = (
               : Effect.succeed(answer)
           )
         )
-      const evaluate = <A>(script: string, keys: ReadonlyArray<string>, args: ReadonlyArray<string>) =>
-        redis.send<A>("EVAL", script, String(keys.length), ...keys, ...args)
+      const reserve = redis.eval(RESERVE)
+      const settle = redis.eval(SETTLE)
       return UsageCounters.of({
         reserve: (reservations) =>
           guarded(
             Effect.map(
-              evaluate<number>(
-                RESERVE,
+              reserve(
                 reservations.map((reservation) => prefix + reservation.counter),
                 reservations.flatMap((reservation) => [
                   reservation.valueKey,
@@ -133,8 +139,7 @@ export const layerStore = (
         settle: (settlements) =>
           guarded(
             Effect.map(
-              evaluate<ReadonlyArray<number>>(
-                SETTLE,
+              settle(
                 settlements.map((settlement) => prefix + settlement.counter),
                 settlements.flatMap((settlement) => [
                   settlement.valueKey,

@@ -89,3 +89,44 @@ for (const { layer: store, name } of stores) {
       }))
   })
 }
+
+layer(TestDatabase.layerSqlite)("UsageCounters.layerLocal", (it) => {
+  const local = <A, E>(use: (service: UsageCounters.UsageCounters["Service"]) => Effect.Effect<A, E>) =>
+    UsageCounters.UsageCounters.use(use).pipe(Effect.provide(UsageCounters.UsageCounters.layerLocal))
+
+  it.effect("keeps settled usage across a restart: written when the layer closes, read by the next one", () =>
+    Effect.gen(function*() {
+      const counter = fresh()
+      yield* local((service) =>
+        Effect.andThen(
+          service.reserve([reservation(counter, "a", 50, 30)]),
+          service.settle([{ counter, valueKey: "a", reserved: 30, used: 20, alertThreshold: null }])
+        )
+      )
+      // an open reservation is not kept: a crash or a restart releases it
+      yield* local((service) => service.reserve([reservation(counter, "a", 50, 30)]))
+      assert.deepStrictEqual(yield* local((service) => service.usage(counter)), [
+        { valueKey: "a", usage: 20, alerted: false }
+      ])
+      const results = yield* local((service) =>
+        Effect.all([
+          service.reserve([reservation(counter, "a", 50, 30)]),
+          service.reserve([reservation(counter, "a", 50, 30)])
+        ])
+      )
+      assert.deepStrictEqual(results.map((result) => result._tag), ["Admitted", "Refused"])
+    }))
+
+  it.effect("under 100 concurrent reservations admits exactly as many as the limit holds", () =>
+    Effect.gen(function*() {
+      const counter = fresh()
+      const results = yield* local((service) =>
+        Effect.forEach(
+          Array.from({ length: 100 }, () => reservation(counter, "a", 200, 20)),
+          (one) => service.reserve([one]),
+          { concurrency: "unbounded" }
+        )
+      )
+      assert.strictEqual(results.filter((result) => result._tag === "Admitted").length, 10)
+    }))
+})
