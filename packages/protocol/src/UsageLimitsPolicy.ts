@@ -5,8 +5,8 @@
  */
 import { Schema } from "effect"
 import { isAtLeast, isMaxChars, isMinItems } from "./internal/Checks.ts"
-import { decodeInput, decodeInputResult } from "./InvalidInput.ts"
 import { closedStruct } from "./internal/Structs.ts"
+import { decodeInput, decodeInputResult } from "./InvalidInput.ts"
 
 /** @since 0.1.0 */
 export const PolicyType = Schema.Literals(["cost", "tokens"])
