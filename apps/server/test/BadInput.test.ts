@@ -76,6 +76,18 @@ describe("bad input answers 400 naming the field and the rule", () => {
     await expectError(response, 400, "config.targets[0].targets[0].retry.bogus", /bogus|unknown|not allowed/i)
   })
 
+  it("a provider key the HTTP client could not send (not printable ASCII), before any provider is called", async () => {
+    const headers = {
+      "content-type": "application/json",
+      "x-gateway-api-key": ADMIN_KEY,
+      // JSON's escapes: the header itself stays ASCII, the key it decodes to does not
+      "x-gateway-config": JSON.stringify({ provider: "openai", api_key: "sk-KEY", custom_host: harness.fake.baseUrl })
+        .replace("KEY", String.raw`\u00e9\ud83d\ude00`)
+    }
+    await expectError(await post(harness, "/v1/chat/completions", chatBody(), headers), 400, "config.api_key", /ASCII/)
+    expect(harness.fake.requests).toHaveLength(0)
+  })
+
   it("a config that meets no field combination", async () => {
     const headers = {
       "content-type": "application/json",

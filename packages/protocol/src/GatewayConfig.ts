@@ -16,7 +16,7 @@ import { nodeRules, treeRules } from "./ConfigRules.ts"
 import { Deployment } from "./Deployment.ts"
 import { InputGuardrail, OutputGuardrail } from "./Guardrails.ts"
 import { AfterRequestHook, BeforeRequestHook } from "./Hooks.ts"
-import { IntAtLeast, isAtLeast, JsonObject, StatusCode } from "./internal/Checks.ts"
+import { IntAtLeast, isAtLeast, isHeaderText, JsonObject, StatusCode } from "./internal/Checks.ts"
 import { strategyDepthRule } from "./internal/StrategyDepth.ts"
 import { closedStruct } from "./internal/Structs.ts"
 import { decodeInput, decodeInputResult } from "./InvalidInput.ts"
@@ -24,6 +24,7 @@ import { RetryConfig } from "./RetryConfig.ts"
 import { Strategy } from "./Strategy.ts"
 
 const text = Schema.optionalKey(Schema.String)
+const headerText = Schema.optionalKey(Schema.String.check(isHeaderText))
 const list = <S extends Schema.Top>(item: S) => Schema.optionalKey(Schema.Array(item))
 
 /** Every member of a config except `targets`, which makes it recursive. @since 0.1.0 */
@@ -32,7 +33,7 @@ export const fields = {
   name: text,
   strict_vendor_compliance: Schema.optionalKey(Schema.Boolean),
   provider: text,
-  api_key: text,
+  api_key: headerText,
   virtual_key: text,
   custom_host: text,
   prompt_id: text,
@@ -53,12 +54,12 @@ export const fields = {
   deployment_id: text,
   api_version: text,
   deployments: list(Deployment),
-  vendor_organization: text,
-  vendor_project: text,
-  cloud1_access_key_id: text,
+  vendor_organization: headerText,
+  vendor_project: headerText,
+  cloud1_access_key_id: headerText,
   cloud1_secret_access_key: text,
   cloud1_region: text,
-  cloud1_session_token: text,
+  cloud1_session_token: headerText,
   cloud2_project_id: text,
   cloud2_region: text,
   cloud2_service_account_json: Schema.optionalKey(JsonObject),
@@ -71,7 +72,10 @@ export const fields = {
   cloud3_deployment_id: text,
   cloud3_model_name: text,
   Authorization: Schema.optionalKey(
-    Schema.String.check(Schema.isStartingWith("Bearer ", { message: "must have the form Bearer <API_KEY>" }))
+    Schema.String.check(
+      Schema.isStartingWith("Bearer ", { message: "must have the form Bearer <API_KEY>" }),
+      isHeaderText
+    )
   )
 }
 

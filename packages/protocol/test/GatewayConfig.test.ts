@@ -399,4 +399,27 @@ describe("GatewayConfig depth", () => {
     rejects(decode, chain(40), "config" + ".targets[1]".repeat(10), "at most 10 are allowed")
     expect(performance.now() - started).toBeLessThan(1_000)
   })
+
+  it("refuses a credential the HTTP client could not send in a header, naming the field", () => {
+    for (
+      const field of [
+        "api_key",
+        "vendor_organization",
+        "vendor_project",
+        "cloud1_access_key_id",
+        "cloud1_session_token"
+      ]
+    ) {
+      for (const value of ["sk-\u00e9", "sk-\u{1F600}", "sk\nInjected: 1", "sk\u0000"]) {
+        rejects(decode, { provider: "openai", [field]: value }, `config.${field}`, "must be printable ASCII")
+      }
+    }
+    rejects(
+      decode,
+      { provider: "azure-ai", Authorization: "Bearer k\u00e9" },
+      "config.Authorization",
+      "printable ASCII"
+    )
+    accepts(decode, { provider: "openai", api_key: "sk-proj-AZaz09_-.~+/=" })
+  })
 })

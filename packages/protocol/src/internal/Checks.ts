@@ -27,6 +27,14 @@ export const isMaxChars = (maximum: number) =>
 
 export const isNonEmptyString = Schema.isMinLength(1, { message: "must not be empty" })
 
+/**
+ * Text the gateway sends on in an HTTP header (a provider's key, organisation, session token):
+ * anything else would be refused by the HTTP client and surface as a provider failure.
+ */
+export const isHeaderText = Schema.isPattern(/^[\x20-\x7E]*$/, {
+  message: "must be printable ASCII: it is sent in an HTTP header"
+})
+
 /** A JSON number that is an integer. */
 export const Int = Schema.Number.check(isInt)
 
