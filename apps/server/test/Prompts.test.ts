@@ -304,6 +304,68 @@ describe("POST /v1/prompts/{id}/completions", () => {
     expect(harness.fake.requests[0]?.headers.authorization).toBe("Bearer sk-upstream")
   })
 
+  it("uses the integration the prompt names, with its stored credentials", async () => {
+    const slug = `prompt-${Date.now()}`
+    const integration = await call(base(), "POST", "/v1/integrations", {
+      body: { slug, provider: "openai", api_key: "sk-integration", custom_host: harness.fake.baseUrl }
+    })
+    expect(integration.status).toBe(200)
+    const created = await createPrompt({ ...greeting, integration: slug })
+    const answer = await complete(created.id, { variables }, {})
+    expect(answer.status).toBe(200)
+    expect(answer.body.headers["x-gateway-provider"]).toBe(`@${slug}`)
+    expect(harness.fake.requests[0]?.headers.authorization).toBe("Bearer sk-integration")
+  })
+
+  it("runs the cache of the request's config: the same run again is a HIT, the provider called once", async () => {
+    const created = await createPrompt()
+    const config = JSON.stringify({
+      provider: "openai",
+      api_key: "sk-upstream",
+      custom_host: harness.fake.baseUrl,
+      cache: { mode: "simple" }
+    })
+    const run = { variables: { ...variables, topic: `cache ${created.id}` } }
+    const first = await complete(created.id, run, { "x-gateway-config": config })
+    const second = await complete(created.id, run, { "x-gateway-config": config })
+    expect(first.body.headers["x-gateway-cache-status"]).toBe("MISS")
+    expect(second.body.headers["x-gateway-cache-status"]).toBe("HIT")
+    expect(second.body.body).toEqual(first.body.body)
+    expect(harness.fake.requests).toHaveLength(1)
+  })
+
+  it("runs input guardrails on the rendered messages: a denied run never reaches the provider", async () => {
+    const created = await createPrompt()
+    const config = JSON.stringify({
+      provider: "openai",
+      api_key: "sk-upstream",
+      custom_host: harness.fake.baseUrl,
+      input_guardrails: [{ "default.contains": { words: ["ships"], operator: "none" }, deny: true }]
+    })
+    const denied = await complete(created.id, { variables }, { "x-gateway-config": config })
+    expect(denied.status).toBe(446)
+    expect(harness.fake.requests).toHaveLength(0)
+    const allowed = await complete(created.id, { variables: { ...variables, topic: "boats" } }, {
+      "x-gateway-config": config
+    })
+    expect(allowed.status).toBe(200)
+  })
+
+  it("retries as the config says", async () => {
+    const created = await createPrompt()
+    const config = JSON.stringify({
+      provider: "openai",
+      api_key: "sk-upstream",
+      custom_host: harness.fake.baseUrl,
+      retry: { attempts: 2, on_status_codes: [503] }
+    })
+    harness.fake.enqueue(Behaviour.json(503, { error: { message: "busy" } }))
+    const answer = await complete(created.id, { variables }, { "x-gateway-config": config })
+    expect(answer.status).toBe(200)
+    expect(answer.body.headers["x-gateway-retry-attempt-count"]).toBe("1")
+    expect(harness.fake.requests).toHaveLength(2)
+  })
+
   it("answers 400 without any provider, and passes an upstream error through", async () => {
     const created = await createPrompt()
     expect((await complete(created.id, { variables }, {})).status).toBe(400)
@@ -352,6 +414,42 @@ describe("prompt_id in a config", () => {
       const answer = await complete(never.id, { variables }, { "x-gateway-config": JSON.stringify(config) })
       expect(answer.body.body.choices[0].message.content).toBe("echo: always ships")
     }
+  })
+
+  it("streams from the leaf's own prompt", async () => {
+    const path = await createPrompt()
+    const own = await createPrompt({ ...greeting, template: [{ role: "user", content: "own {{topic}}" }] })
+    const config = {
+      provider: "openai",
+      api_key: "sk-upstream",
+      custom_host: harness.fake.baseUrl,
+      prompt_id: `${own.id}@1`
+    }
+    const response = await fetch(`${base()}/v1/prompts/${path.id}/completions`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-gateway-api-key": ADMIN_KEY,
+        "x-gateway-config": JSON.stringify(config)
+      },
+      body: JSON.stringify({ variables, stream: true })
+    })
+    const events = sseData(await response.text())
+    const text = events.slice(0, -1).map((event) => JSON.parse(event).choices[0]?.delta?.content ?? "").join("")
+    expect(text).toBe("echo: own ships")
+  })
+
+  it("answers 404 when a leaf's prompt does not exist", async () => {
+    const path = await createPrompt()
+    const config = {
+      provider: "openai",
+      api_key: "sk-upstream",
+      custom_host: harness.fake.baseUrl,
+      prompt_id: "pp-000000000000000000"
+    }
+    const answer = await complete(path.id, { variables }, { "x-gateway-config": JSON.stringify(config) })
+    expect(answer.status).toBe(404)
+    expect(harness.fake.requests).toHaveLength(0)
   })
 
   it("answers 400 naming prompt_id on a chat completion", async () => {

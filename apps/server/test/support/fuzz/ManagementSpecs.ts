@@ -91,5 +91,22 @@ export const managementSpecs: ReadonlyArray<ManagementSpec> = [
       on_success: "object"
     },
     required: ["name", "checks"]
+  },
+  {
+    name: "prompts",
+    method: "POST",
+    path: () => "/v1/prompts",
+    base: () =>
+      fc.constant({ name: "fuzz", model: "gpt-4o-mini", template: [{ role: "user", content: "Hi {{name}}" }] }),
+    fields: {
+      name: "string",
+      template: "array",
+      model: "string",
+      provider: "string",
+      integration: "string",
+      parameters: "object",
+      partials: "object"
+    },
+    required: ["name", "template"]
   }
 ]
