@@ -75,6 +75,11 @@ describe("Template.render", () => {
       ])
     }))
 
+  it.effect("writes a value holding tags as text: variables are never rendered themselves", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* render("{{a}}", { a: "{{b}} {{#c}}x{{/c}}", b: "no" }), "{{b}} {{#c}}x{{/c}}")
+    }))
+
   it.effect("follows changed delimiters, for text that holds {{ itself", () =>
     Effect.gen(function*() {
       assert.strictEqual(
