@@ -35,8 +35,6 @@ export const MEDIA_PART_ALLOWANCE = 6_000
 /** Tokens allowed for the system prompt some providers add around tool definitions. */
 export const TOOLS_ALLOWANCE = 1_000
 
-const encoder = new TextEncoder()
-
 const MEDIA_TYPES = new Set(["image_url", "input_audio", "file", "image", "audio"])
 
 const mediaParts = (value: unknown): number => {
@@ -68,7 +66,7 @@ export const boundOf = (
 ): Tokens => {
   const text = JSON.stringify(body)
   const tools = Array.isArray(body.tools) || Array.isArray(body.functions) ? TOOLS_ALLOWANCE : 0
-  const promptTokens = encoder.encode(text).length + mediaParts(body.messages) * MEDIA_PART_ALLOWANCE + tools
+  const promptTokens = Buffer.byteLength(text, "utf8") + mediaParts(body.messages) * MEDIA_PART_ALLOWANCE + tools
   if (endpoint === "embeddings") return { promptTokens, completionTokens: 0 }
   const choices = positiveInt(body.n) ?? positiveInt(body.best_of) ?? 1
   const perChoice = positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens) ?? contextLength
@@ -92,7 +90,7 @@ export const reportedUsage = (body: unknown): Tokens | undefined => {
 
 /** Bytes of generated text: a bound of the tokens an answer cut short had used. */
 export const textBytes = (value: unknown): number => {
-  if (typeof value === "string") return encoder.encode(value).length
+  if (typeof value === "string") return Buffer.byteLength(value, "utf8")
   if (Array.isArray(value)) {
     let bytes = 0
     for (const item of value) bytes += textBytes(item)
@@ -106,15 +104,28 @@ export const textBytes = (value: unknown): number => {
 
 /** A price from the model catalog, by provider and model (snapshots and aliases included). */
 export const catalogPrice = (provider: string, model: string): Price | undefined => {
-  const entry = ModelCatalog.find(provider, model)
+  const entry = catalogEntry(provider, model)
   return entry === undefined
     ? undefined
     : { inputPerMillion: entry.pricing.input, outputPerMillion: entry.pricing.output }
 }
 
+/** The catalog entry of a model, remembered: the lookup normalises the name on every call. */
+const catalogEntry = (provider: string, model: string) => {
+  const key = `${provider}\n${model}`
+  if (entries.has(key)) return entries.get(key)
+  const entry = ModelCatalog.find(provider, model)
+  // names come from callers: keep a bounded number of them
+  if (entries.size >= MAX_REMEMBERED) entries.clear()
+  entries.set(key, entry)
+  return entry
+}
+const entries = new Map<string, ModelCatalog.CatalogModel | undefined>()
+const MAX_REMEMBERED = 4096
+
 /** The catalog's context length of a model, when it knows the model. */
 export const contextLengthOf = (provider: string, model: string): number | undefined =>
-  ModelCatalog.find(provider, model)?.contextLength
+  catalogEntry(provider, model)?.contextLength
 
 /** USD for `tokens` at `price`; an unbounded answer costs `Infinity` (never NaN, even when free). */
 export const costOf = (price: Price, tokens: Tokens): number => {

@@ -7,7 +7,7 @@
  * limit: 429 with `Retry-After`, naming the policy. Answers carry OpenAI's `x-ratelimit-*` trio.
  */
 import { GatewayError, type RequestContext } from "@switchyard/core"
-import { Data, Duration, Effect, Option } from "effect"
+import { Data, Duration, Effect } from "effect"
 import { RateLimiter } from "effect/persistence"
 import * as Matching from "./internal/Matching.ts"
 import { type RatePolicy, windowOf } from "./RatePolicies.ts"
@@ -48,9 +48,6 @@ const perUnit = { rpm: "minute", rph: "hour", rpd: "day" } as const
 /** The windows could not be reached; `GATEWAY_LIMITS_ON_STORE_ERROR` decides what follows. */
 export class WindowStoreError extends Data.TaggedError("WindowStoreError")<{ readonly message: string }> {}
 
-/** How long a window operation may wait on its store before it counts as unreachable. */
-const DEADLINE = Duration.millis(150)
-
 /** OpenAI writes resets as durations: `1s`, `6m0s`. */
 const resetText = (ms: number): string => {
   const seconds = Math.max(0, Math.ceil(ms / 1000))
@@ -74,15 +71,6 @@ const counted = new WeakSet<RequestContext.RequestContext>()
 
 const storeError = (error: RateLimiter.RateLimiterError | { readonly message: string }) =>
   new WindowStoreError({ message: `rate windows: ${error.message}` })
-
-const withDeadline = <A>(
-  effect: Effect.Effect<A, RateLimiter.RateLimiterError>
-): Effect.Effect<A, RateLimiter.RateLimiterError | WindowStoreError> =>
-  Effect.flatMap(Effect.timeoutOption(effect, DEADLINE), (answer) =>
-    Option.match(answer, {
-      onNone: () => Effect.fail(new WindowStoreError({ message: "rate windows: no answer within 150 ms" })),
-      onSome: Effect.succeed
-    }))
 
 /**
  * Checks every matching policy for one request. Policies of one type that leave less remaining
@@ -124,9 +112,13 @@ export const admit = (
         })
       if (policy.type === "requests") {
         if (!firstCount) continue
-        const taken = yield* withDeadline(
-          limiter.consume({ key, limit: policy.value, window, algorithm: "fixed-window", onExceeded: "fail" })
-        ).pipe(
+        const taken = yield* limiter.consume({
+          key,
+          limit: policy.value,
+          window,
+          algorithm: "fixed-window",
+          onExceeded: "fail"
+        }).pipe(
           Effect.catchTag("RateLimiterError", (error): Effect.Effect<never, RateLimited | WindowStoreError> =>
             error.reason._tag === "RateLimitExceeded"
               ? Effect.fail(refused(Duration.toMillis(error.reason.retryAfter)))
@@ -137,26 +129,32 @@ export const admit = (
       }
       const refillRate = Duration.divideUnsafe(window, policy.value)
       // a look without taking: admitted while the window holds fewer tokens than `value`
-      const [count, ttl] = yield* withDeadline(
-        store.fixedWindow({ key, tokens: 0, refillRate, limit: policy.value - 0.5 })
-      ).pipe(Effect.mapError((error) =>
-        error._tag === "WindowStoreError" ? error : storeError(error)
-      ))
-      if (count >= policy.value) return yield* refused(ttl)
+      const [count, ttl] = yield* store.fixedWindow({ key, tokens: 0, refillRate, limit: policy.value - 0.5 }).pipe(
+        Effect.mapError(storeError)
+      )
+      if (count >= policy.value) {
+        return yield* refused(ttl)
+      }
       note("tokens", policy.value, Math.max(0, Math.floor(policy.value - count)), ttl)
       tokenWindows.push({ key, refillRate })
     }
-    if (firstCount && Object.keys(remainingOf).includes("requests")) counted.add(context)
-    if (tokenWindows.length === 0) return { headers, countsTokens: false, addTokens: noTokens }
+    if (firstCount && Object.keys(remainingOf).includes("requests")) {
+      counted.add(context)
+    }
+    if (tokenWindows.length === 0) {
+      return { headers, countsTokens: false, addTokens: noTokens }
+    }
     const addTokens = (tokens: number): Effect.Effect<void> =>
       tokens <= 0 ? Effect.void : Effect.forEach(
         tokenWindows,
         (window) =>
-          withDeadline(store.fixedWindow({ key: window.key, tokens, refillRate: window.refillRate, limit: undefined })),
+          store.fixedWindow({ key: window.key, tokens, refillRate: window.refillRate, limit: undefined }),
         { discard: true }
       ).pipe(
         // the answer has gone out already: tokens that cannot be added are logged, not answered
-        Effect.catch((error) => Effect.logError(`rate limits: cannot add tokens: ${error.message}`))
+        Effect.catch((error) =>
+          Effect.logError(`rate limits: cannot add tokens: ${error.message}`)
+        )
       )
     return { headers, countsTokens: true, addTokens }
   })

@@ -172,13 +172,54 @@ export const layer = (
   layerStore({ prefix: options.prefix }).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))
 
 /**
- * Usage counters and rate windows (effect/persistence `RateLimiter`'s Redis store) in the Redis at
- * `url`, over one connection: what every replica must share for limits to be exact.
+ * effect/persistence `RateLimiter`'s Redis store, under the same rule as the counters: no window
+ * operation waits on an unreachable Redis (150 ms deadline, then immediate `RateLimitStoreError`s
+ * until a background `PING` finds it again).
+ */
+export const layerWindows = (
+  options?: { readonly prefix?: string | undefined }
+): Layer.Layer<RateLimiter.RateLimiterStore, never, Redis.Redis> =>
+  Layer.effect(
+    RateLimiter.RateLimiterStore,
+    Effect.gen(function*() {
+      const redis = yield* Redis.Redis
+      const store = yield* RateLimiter.makeStoreRedis({ prefix: options?.prefix ?? `${DEFAULT_PREFIX}rate:` })
+      const outage = yield* StoreOutage.make({
+        store: "rate",
+        whileDown: "requests under rate limits follow GATEWAY_LIMITS_ON_STORE_ERROR",
+        ping: redis.send("PING")
+      })
+      const down = new RateLimiter.RateLimiterError({
+        reason: new RateLimiter.RateLimitStoreError({ message: "redis: unreachable" })
+      })
+      // the store wraps a Redis failure (or the client's own error) in a RateLimiterError: its cause says whether Redis answered
+      const notReached = (error: RateLimiter.RateLimiterError): unknown => {
+        if (error.reason._tag !== "RateLimitStoreError") return undefined
+        const cause = error.reason.cause
+        if (cause instanceof Redis.RedisError) return unreachable(cause)
+        return RedisConnection.isReply(cause) ? undefined : cause ?? error
+      }
+      const guarded = <A>(operation: Effect.Effect<A, RateLimiter.RateLimiterError>) =>
+        outage.guard<A | typeof DOWN, RateLimiter.RateLimiterError, never>(operation, {
+          fallback: DOWN,
+          unreachable: notReached
+        }).pipe(Effect.flatMap((answer) => answer === DOWN ? Effect.fail(down) : Effect.succeed(answer)))
+      return RateLimiter.RateLimiterStore.of({
+        ...store,
+        fixedWindow: (window) => guarded(store.fixedWindow(window)),
+        tokenBucket: (bucket) => guarded(store.tokenBucket(bucket))
+      })
+    })
+  )
+
+/**
+ * Usage counters and rate windows in the Redis at `url`, over one connection: what every replica
+ * must share for limits to be exact.
  */
 export const layerStores = (
   options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
 ): Layer.Layer<UsageCounters | RateLimiter.RateLimiterStore, Redis.RedisError> =>
   Layer.merge(
     layerStore({ prefix: options.prefix }),
-    RateLimiter.layerStoreRedis({ prefix: `${options.prefix ?? DEFAULT_PREFIX}rate:` })
+    layerWindows({ prefix: `${options.prefix ?? DEFAULT_PREFIX}rate:` })
   ).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))

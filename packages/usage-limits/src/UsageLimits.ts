@@ -329,7 +329,7 @@ const settleAll = (
   }))
   return counters.settle(settlements).pipe(
     Effect.flatMap((crossed) =>
-      Effect.forEach(crossed, (index) => {
+      crossed.length === 0 ? Effect.void : Effect.forEach(crossed, (index) => {
         const claim = claims[index]
         return claim === undefined ? Effect.void : Effect.logWarning(
           `usage-limit policy ${describePolicy(claim.policy.id, claim.policy.name)} crossed its alert threshold ` +
