@@ -78,6 +78,9 @@ describe("prompt templates: create, read, versions, publish, delete", () => {
     expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1])
     expect(versions.body.data[1].template).toEqual(greeting.template)
     expect(versions.body.data.map((v: { published: boolean }) => v.published)).toEqual([true, false])
+    const paged = await call(base(), "GET", `/v1/prompts/${created.id}/versions?limit=1&after=${created.id}@2`)
+    expect(paged.body).toMatchObject({ has_more: false, first_id: `${created.id}@1` })
+    expect((await call(base(), "GET", `/v1/prompts/${created.id}/versions?order=up`)).body.error.param).toBe("order")
   })
 
   it("refuses to publish a version that does not exist, naming the field", async () => {

@@ -41,13 +41,31 @@ export interface Prompt extends PromptTemplate.PromptDefinition {
   readonly updated_at: number
 }
 
-/** A page of prompts in the list shape (extensions.md: `limit`, `order`, `after`, `before`). */
-export interface PromptPage {
+/** A page in the list shape (extensions.md: `limit`, `order`, `after`, `before`). */
+export interface Page<A> {
   readonly object: "list"
-  readonly data: ReadonlyArray<Prompt>
+  readonly data: ReadonlyArray<A>
   readonly first_id: string | null
   readonly last_id: string | null
   readonly has_more: boolean
+}
+
+export type PromptPage = Page<Prompt>
+
+const pageOf = <A extends { readonly id: string }>(
+  rows: ReadonlyArray<A>,
+  limit: number,
+  backwards: boolean
+): Page<A> => {
+  const kept = rows.slice(0, limit)
+  const data = backwards ? kept.reverse() : kept
+  return {
+    object: "list",
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+    has_more: rows.length > limit
+  }
 }
 
 /** Which version a reference names: the published one, the latest, or a number. */
@@ -152,8 +170,12 @@ export class PromptStore extends Context.Service<PromptStore, {
     id: string,
     body: PromptTemplate.CreatePromptVersion
   ) => Effect.Effect<PromptVersion, Failure | GatewayError.InvalidRequest>
-  /** Every version, newest first. */
-  readonly versions: (workspaceId: string, id: string) => Effect.Effect<ReadonlyArray<PromptVersion>, Failure>
+  /** A page of the versions (cursors are version ids, `pp-…@N`), newest first unless `order` says `asc`. */
+  readonly versions: (
+    workspaceId: string,
+    id: string,
+    query: ListQuery.ListQuery
+  ) => Effect.Effect<Page<PromptVersion>, Failure | GatewayError.InvalidRequest>
   readonly publish: (
     workspaceId: string,
     id: string,
@@ -184,11 +206,24 @@ export class PromptStore extends Context.Service<PromptStore, {
           ([row]) => row === undefined ? Effect.fail(notFound(id)) : Effect.succeed(toPrompt(row))
         )
 
-      const selectVersions = (promptId: string, where: Statement.Fragment) =>
+      const selectVersions = (promptId: string, where: Statement.Fragment, tail: Statement.Fragment = sql``) =>
         internal(
           sql`SELECT prompt_id, version, definition, created_at FROM prompt_versions
-            WHERE prompt_id = ${promptId} AND ${where} ORDER BY version DESC`.pipe(Effect.flatMap(decodeVersionRows))
+            WHERE prompt_id = ${promptId} AND ${where} ${tail}`.pipe(Effect.flatMap(decodeVersionRows))
         )
+
+      /** The version number a version cursor names; another prompt's version or another form is a 400. */
+      const versionCursor = (promptId: string, field: "after" | "before", cursor: string) => {
+        const match = /^(.*)@([1-9][0-9]{0,8})$/.exec(cursor)
+        return match !== null && match[1] === promptId
+          ? Effect.succeed(Number(match[2]))
+          : Effect.fail(
+            new GatewayError.InvalidRequest({
+              message: `${field}: must be a version id of this prompt, ${promptId}@<version> (got "${cursor}")`,
+              param: field
+            })
+          )
+      }
 
       const page = (workspaceId: string, query: ListQuery.ListQuery) =>
         Effect.gen(function*() {
@@ -217,15 +252,7 @@ export class PromptStore extends Context.Service<PromptStore, {
             sql`p.workspace_id = ${workspaceId} AND ${cursor}`,
             sql`${order} LIMIT ${query.limit + 1}`
           )
-          const kept = rows.slice(0, query.limit).map(toPrompt)
-          const data = cursorField === "before" && cursorId !== undefined ? kept.reverse() : kept
-          return {
-            object: "list" as const,
-            data,
-            first_id: data[0]?.id ?? null,
-            last_id: data.at(-1)?.id ?? null,
-            has_more: rows.length > query.limit
-          }
+          return pageOf(rows.map(toPrompt), query.limit, cursorField === "before" && cursorId !== undefined)
         })
 
       return PromptStore.of({
@@ -288,11 +315,26 @@ export class PromptStore extends Context.Service<PromptStore, {
             if (row === undefined) return yield* notFound(`${id}@${created}`)
             return toVersion(row, prompt.published_version)
           }),
-        versions: (workspaceId, id) =>
+        versions: (workspaceId, id, query) =>
           Effect.gen(function*() {
             const prompt = yield* find(workspaceId, id)
-            const rows = yield* selectVersions(id, sql`1 = 1`)
-            return rows.map((row) => toVersion(row, prompt.published_version))
+            const backwards = query.after === undefined && query.before !== undefined
+            let where: Statement.Fragment = sql`1 = 1`
+            if (query.after !== undefined) {
+              const at = yield* versionCursor(id, "after", query.after)
+              where = query.order === "desc" ? sql`version < ${at}` : sql`version > ${at}`
+            } else if (query.before !== undefined) {
+              const at = yield* versionCursor(id, "before", query.before)
+              where = query.order === "desc" ? sql`version > ${at}` : sql`version < ${at}`
+            }
+            // `before` reads against the list's order, from the cursor outwards, and is turned back
+            const descending = (query.order === "desc") !== backwards
+            const rows = yield* selectVersions(
+              id,
+              where,
+              sql`ORDER BY version ${descending ? sql`DESC` : sql`ASC`} LIMIT ${query.limit + 1}`
+            )
+            return pageOf(rows.map((row) => toVersion(row, prompt.published_version)), query.limit, backwards)
           }),
         publish: (workspaceId, id, version) =>
           Effect.gen(function*() {

@@ -26,6 +26,8 @@ const page = (workspaceId: string, query: Partial<ListQuery.ListQuery> = {}) =>
 const paramOf = (error: GatewayError.GatewayError) =>
   error instanceof GatewayError.InvalidRequest ? error.param : error._tag
 
+const firstPage: ListQuery.ListQuery = { limit: 20, order: "desc" }
+
 const ids = (prompts: ReadonlyArray<{ readonly id: string }>) => prompts.map((prompt) => prompt.id)
 
 for (const { name, layer: database } of TestDatabase.dialects) {
@@ -61,7 +63,7 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         const third = yield* prompts.addVersion("ws-versions", created.id, { ...definition, model: "gpt-4o" })
         assert.deepStrictEqual([second.version, third.version], [2, 3])
         assert.strictEqual(second.id, `${created.id}@2`)
-        const versions = yield* prompts.versions("ws-versions", created.id)
+        const versions = (yield* prompts.versions("ws-versions", created.id, firstPage)).data
         assert.deepStrictEqual(versions.map((v) => v.version), [3, 2, 1])
         assert.deepStrictEqual(versions[2]?.template, definition.template)
         assert.strictEqual(versions[1]?.model, undefined)
@@ -116,7 +118,7 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         for (
           const attempt of [
             Effect.asVoid(prompts.get(other, created.id)),
-            Effect.asVoid(prompts.versions(other, created.id)),
+            Effect.asVoid(prompts.versions(other, created.id, firstPage)),
             Effect.asVoid(prompts.addVersion(other, created.id, definition)),
             Effect.asVoid(prompts.publish(other, created.id, 1)),
             Effect.asVoid(prompts.remove(other, created.id)),
@@ -163,6 +165,26 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         const ascending = yield* page("ws-pages", { order: "asc", limit: 3, after: made[0] ?? "" })
         assert.deepStrictEqual(ids(ascending.data), made.slice(1, 4))
         assert.strictEqual(paramOf(yield* Effect.flip(page("ws-pages", { after: "pp-unknown" }))), "after")
+      }))
+
+    it.effect("pages through the versions with version ids as cursors", () =>
+      Effect.gen(function*() {
+        const prompts = yield* store
+        const created = yield* create("ws-version-pages")
+        for (let n = 0; n < 4; n++) yield* prompts.addVersion("ws-version-pages", created.id, definition)
+        const versions = (query: Partial<ListQuery.ListQuery>) =>
+          Effect.map(
+            prompts.versions("ws-version-pages", created.id, { ...firstPage, ...query }),
+            (page) => [page.data.map((v) => v.version), page.has_more, page.first_id, page.last_id] as const
+          )
+        assert.deepStrictEqual(yield* versions({ limit: 2 }), [[5, 4], true, `${created.id}@5`, `${created.id}@4`])
+        assert.deepStrictEqual((yield* versions({ limit: 2, after: `${created.id}@4` }))[0], [3, 2])
+        assert.deepStrictEqual((yield* versions({ after: `${created.id}@2` })).slice(0, 2), [[1], false])
+        assert.deepStrictEqual((yield* versions({ limit: 2, before: `${created.id}@2` })).slice(0, 2), [[4, 3], true])
+        assert.deepStrictEqual((yield* versions({ order: "asc", limit: 2, after: `${created.id}@1` }))[0], [2, 3])
+        assert.deepStrictEqual((yield* versions({ order: "asc", before: `${created.id}@3` }))[0], [1, 2])
+        const foreign = yield* Effect.flip(versions({ after: "pp-other@2" }))
+        assert.strictEqual(paramOf(foreign), "after")
       }))
 
     it.effect("refuses a template that does not parse and parameters out of bounds, naming them", () =>

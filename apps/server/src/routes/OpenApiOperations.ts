@@ -425,7 +425,8 @@ export const operations: Readonly<Record<string, Operation>> = {
   "GET /v1/prompts/:id/versions": {
     tag: "Prompts",
     summary: "List a prompt's versions",
-    answer: json("Every version, newest first, in the list shape.", "List")
+    query: ListQuery.ListQuery,
+    answer: json("The versions, newest first, a page at a time (cursors are version ids `pp-…@N`).", "List")
   },
   "PUT /v1/prompts/:id/publish": {
     tag: "Prompts",

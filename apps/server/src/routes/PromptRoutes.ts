@@ -30,11 +30,13 @@ export const createPrompt: Handler<PromptStore.PromptStore | BodyDeadlines> = (i
     (request) => withStore((store) => store.create(input.principal.workspaceId, request))
   )
 
-export const listPrompts: Handler<PromptStore.PromptStore> = (input) =>
+const listQuery = (input: RouteInput) =>
   decodeListQuery(Object.fromEntries(new URL(input.request.url, "http://gateway").searchParams)).pipe(
-    Effect.mapError((error) => new GatewayError.InvalidRequest({ message: error.message, param: error.param })),
-    Effect.flatMap((query) => withStore((store) => store.list(input.principal.workspaceId, query)))
+    Effect.mapError((error) => new GatewayError.InvalidRequest({ message: error.message, param: error.param }))
   )
+
+export const listPrompts: Handler<PromptStore.PromptStore> = (input) =>
+  Effect.flatMap(listQuery(input), (query) => withStore((store) => store.list(input.principal.workspaceId, query)))
 
 export const getPrompt: Handler<PromptStore.PromptStore> = (input) =>
   withStore((store) => store.get(input.principal.workspaceId, param(input, "id")))
@@ -49,14 +51,9 @@ export const createVersion: Handler<PromptStore.PromptStore | BodyDeadlines> = (
   )
 
 export const listVersions: Handler<PromptStore.PromptStore> = (input) =>
-  withStore((store) =>
-    Effect.map(store.versions(input.principal.workspaceId, param(input, "id")), (versions) => ({
-      object: "list" as const,
-      data: versions,
-      first_id: versions[0]?.id ?? null,
-      last_id: versions.at(-1)?.id ?? null,
-      has_more: false
-    }))
+  Effect.flatMap(
+    listQuery(input),
+    (query) => withStore((store) => store.versions(input.principal.workspaceId, param(input, "id"), query))
   )
 
 export const publishVersion: Handler<PromptStore.PromptStore | BodyDeadlines> = (input) =>
