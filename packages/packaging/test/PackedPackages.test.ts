@@ -144,7 +144,14 @@ describe("packed packages installed with npm outside the workspace", () => {
   // the release procedure's last step (.changeset/README.md), short of the registry itself
   it("publishes every published package in a dry run", async () => {
     const pnpm = join(repoRoot, "node_modules/pnpm/bin/pnpm.cjs")
-    const output = await command(process.execPath, [pnpm, "publish", "-r", "--dry-run", "--no-git-checks"], {
+    const output = await command(process.execPath, [
+      pnpm,
+      "publish",
+      "-r",
+      "--workspace-concurrency=1",
+      "--dry-run",
+      "--no-git-checks"
+    ], {
       cwd: repoRoot,
       env: childEnv(process.execPath)
     })

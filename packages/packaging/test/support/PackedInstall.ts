@@ -96,7 +96,10 @@ export const pack = async (packages: ReadonlyArray<WorkspacePackage>): Promise<R
   const destination = mkdtempSync(join(tmpdir(), "switchyard-packs-"))
   const filters = packages.flatMap(({ dir }) => ["--filter", `./${dir}`])
   const pnpm = join(repoRoot, "node_modules/pnpm/bin/pnpm.cjs")
-  await command(process.execPath, [pnpm, "-r", ...filters, "pack", "--pack-destination", destination], {
+  // one package at a time: each prepack deletes its own dist and builds with \`tsc -b\`, which also
+  // builds the projects it references; packed side by side, one would delete what another reads
+  const serial = "--workspace-concurrency=1"
+  await command(process.execPath, [pnpm, "-r", serial, ...filters, "pack", "--pack-destination", destination], {
     cwd: repoRoot,
     env: childEnv(process.execPath)
   })
