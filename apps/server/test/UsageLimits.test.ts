@@ -296,4 +296,31 @@ describe("usage-limits enforcement", () => {
     expect(harness.fake.requests).toHaveLength(1)
     expect((await usageOf(id))[`api_key:${keyId}`]?.usage).toBe(20)
   })
+
+  it("counts embeddings and completions too, from the usage the provider reports", async () => {
+    const { id: keyId, key } = await newKey()
+    const id = await createPolicy(policyFor(keyId, { credit_limit: 100_000 }))
+    const headers = {
+      "x-gateway-provider": "openai",
+      "x-gateway-custom-host": harness.fake.baseUrl,
+      authorization: "Bearer sk-upstream"
+    }
+    const embedded = await call(base(), "POST", "/v1/embeddings", {
+      key,
+      headers,
+      body: { model: "text-embedding-3-small", input: "one two three" }
+    })
+    expect(embedded.status, embedded.text).toBe(200)
+    const afterEmbeddings = (await usageOf(id))[`api_key:${keyId}`]?.usage
+    expect(afterEmbeddings).toBe(embedded.body.usage.total_tokens)
+    const completed = await call(base(), "POST", "/v1/completions", {
+      key,
+      headers,
+      body: { model: "gpt-3.5-turbo-instruct", prompt: "say hi", max_tokens: 8 }
+    })
+    expect(completed.status, completed.text).toBe(200)
+    expect((await usageOf(id))[`api_key:${keyId}`]?.usage).toBe(
+      (afterEmbeddings ?? 0) + completed.body.usage.total_tokens
+    )
+  })
 })

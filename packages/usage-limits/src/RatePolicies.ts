@@ -33,9 +33,10 @@ export interface RatePolicy {
   readonly lastUpdatedAt: number
 }
 
+const windows = { rpm: Duration.minutes(1), rph: Duration.hours(1), rpd: Duration.days(1) } as const
+
 /** The window of a unit. */
-export const windowOf = (unit: RatePolicy["unit"]): Duration.Duration =>
-  unit === "rpm" ? Duration.minutes(1) : unit === "rph" ? Duration.hours(1) : Duration.days(1)
+export const windowOf = (unit: RatePolicy["unit"]): Duration.Duration => windows[unit]
 
 const Millis = Schema.Union([Schema.Finite, Schema.NumberFromString])
 const Conditions = Schema.fromJsonString(Schema.Array(UsageLimitsPolicy.PolicyCondition))

@@ -203,77 +203,78 @@ const middleware = (target: ProviderTarget.ProviderTarget, services: Services): 
   return (request) => {
     const workspaceId = request.context.principal.workspaceId
     return Effect.flatMap(
-      Effect.zip(services.policies.active(workspaceId), services.rates.active(workspaceId)),
-      ([active, rates]) => {
-        // the common case, no policy in the workspace, costs two map lookups
-        if (active.length === 0 && rates.length === 0) return next(request)
-        return Effect.gen(function*() {
-          const facts = factsOf(target, request)
-          const admission = rates.length === 0
-            ? RateLimits.nothing
-            : yield* RateLimits.admit(rates, facts, request.context, services.limiter, services.windows).pipe(
-              Effect.tapError((error) => error._tag === "RateLimited" ? Metric.update(refusals, 1) : Effect.void),
-              Effect.catchTag(
-                "WindowStoreError",
-                (error) => Effect.as(storeUnreachable(error, onStoreError), RateLimits.nothing)
+      services.policies.active(workspaceId),
+      (active) =>
+        Effect.flatMap(services.rates.active(workspaceId), (rates) => {
+          // the common case, no policy in the workspace, costs two map lookups
+          if (active.length === 0 && rates.length === 0) return next(request)
+          return Effect.gen(function*() {
+            const facts = factsOf(target, request)
+            const admission = rates.length === 0
+              ? RateLimits.nothing
+              : yield* RateLimits.admit(rates, facts, request.context, services.limiter, services.windows).pipe(
+                Effect.tapError((error) => error._tag === "RateLimited" ? Metric.update(refusals, 1) : Effect.void),
+                Effect.catchTag(
+                  "WindowStoreError",
+                  (error) => Effect.as(storeUnreachable(error, onStoreError), RateLimits.nothing)
+                )
               )
+            const { bound, claims } = yield* claimsOf(
+              active,
+              facts,
+              request.endpoint,
+              request.body,
+              yield* Clock.currentTimeMillis
             )
-          const { bound, claims } = yield* claimsOf(
-            active,
-            facts,
-            request.endpoint,
-            request.body,
-            yield* Clock.currentTimeMillis
-          )
-          const reserved = claims.length === 0
-            ? { counted: false as const }
-            : yield* counters.reserve(claims.map((claim) => claim.reservation)).pipe(
-              Effect.map((result) => ({ counted: true as const, result })),
-              Effect.catchTag(
-                "CounterStoreError",
-                (error) => Effect.as(storeUnreachable(error, onStoreError), { counted: false as const })
+            const reserved = claims.length === 0
+              ? { counted: false as const }
+              : yield* counters.reserve(claims.map((claim) => claim.reservation)).pipe(
+                Effect.map((result) => ({ counted: true as const, result })),
+                Effect.catchTag(
+                  "CounterStoreError",
+                  (error) => Effect.as(storeUnreachable(error, onStoreError), { counted: false as const })
+                )
               )
-            )
-          if (reserved.counted && reserved.result._tag === "Refused") {
-            const refused = claims[reserved.result.index]
-            yield* Metric.update(refusals, 1)
-            if (refused !== undefined) {
-              return yield* new UsageLimitExceeded({
-                policyId: refused.policy.id,
-                policyName: refused.policy.name,
-                type: refused.policy.type,
-                creditLimit: refused.policy.creditLimit,
-                valueKey: refused.reservation.valueKey
-              })
+            if (reserved.counted && reserved.result._tag === "Refused") {
+              const refused = claims[reserved.result.index]
+              yield* Metric.update(refusals, 1)
+              if (refused !== undefined) {
+                return yield* new UsageLimitExceeded({
+                  policyId: refused.policy.id,
+                  policyName: refused.policy.name,
+                  type: refused.policy.type,
+                  creditLimit: refused.policy.creditLimit,
+                  valueKey: refused.reservation.valueKey
+                })
+              }
             }
-          }
-          const settled = reserved.counted ? claims : []
-          if (settled.length === 0 && !admission.countsTokens) {
-            return withHeaders(yield* next(request), admission.headers)
-          }
-          const settle = (used: Metering.Tokens) =>
-            Effect.andThen(
-              settled.length === 0 ? Effect.void : settleAll(counters, settled, used),
-              admission.addTokens(Metering.totalOf(used))
+            const settled = reserved.counted ? claims : []
+            if (settled.length === 0 && !admission.countsTokens) {
+              return withHeaders(yield* next(request), admission.headers)
+            }
+            const settle = (used: Metering.Tokens) =>
+              Effect.andThen(
+                settled.length === 0 ? Effect.void : settleAll(counters, settled, used),
+                admission.addTokens(Metering.totalOf(used))
+              )
+            const response = yield* next(withStreamUsage(request)).pipe(
+              Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
             )
-          const response = yield* next(withStreamUsage(request)).pipe(
-            Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
-          )
-          if (isCacheHit(response)) {
-            yield* settle(NOTHING)
-            return withHeaders(response, admission.headers)
-          }
-          if (response._tag === "Json") {
-            const body = response.body()
-            yield* settle(
-              Metering.reportedUsage(body) ??
-                { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
-            )
-            return withHeaders(response, admission.headers)
-          }
-          return withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers)
+            if (isCacheHit(response)) {
+              yield* settle(NOTHING)
+              return withHeaders(response, admission.headers)
+            }
+            if (response._tag === "Json") {
+              const body = response.body()
+              yield* settle(
+                Metering.reportedUsage(body) ??
+                  { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
+              )
+              return withHeaders(response, admission.headers)
+            }
+            return withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers)
+          })
         })
-      }
     )
   }
 }
