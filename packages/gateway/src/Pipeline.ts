@@ -12,6 +12,7 @@
  * const program = Gateway.Gateway.use((gateway) => gateway.handle(input))
  * program.pipe(Effect.provide(Pipeline.layer({ dataDir: "./.switchyard" })))
  */
+import { Runs, ThreadStore } from "@switchyard/assistants"
 import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
 import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
 import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
@@ -196,6 +197,8 @@ export type Services =
   | UsageCounters.UsageCounters
   | RatePolicies.RatePolicies
   | PromptStore.PromptStore
+  | ThreadStore.ThreadStore
+  | Runs.Runs
   | SqlClient.SqlClient
   | Database.Dialect
 
@@ -248,7 +251,12 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
       const { connect, embedder } = GatewayEmbedder.make(options.cacheEmbeddingModel ?? "")
       return Layer.provideMerge(connect, gateway(options, embedder, counters))
     }))
-  return Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage)).pipe(
+  // assistant runs call the pipeline in process, in the background, and resume after a restart
+  const assistants = Runs.Runs.layer.pipe(Layer.provideMerge(ThreadStore.ThreadStore.layer))
+  return Layer.provideMerge(
+    assistants,
+    Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage))
+  ).pipe(
     Layer.provideMerge(storage),
     // every URL a caller supplies is judged by this list; an entry that does not parse stops start-up
     Layer.provideMerge(TrustedHosts.layer(options.trustedHosts ?? TrustedHosts.DEFAULT_LIST)),

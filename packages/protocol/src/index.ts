@@ -1,6 +1,7 @@
 /**
  * @since 0.1.0
  */
+export * as Assistant from "./Assistant.ts"
 export * as Batch from "./Batch.ts"
 export * as CacheConfig from "./CacheConfig.ts"
 export * as ChatCompletion from "./ChatCompletion.ts"
@@ -29,6 +30,8 @@ export * as RetryConfig from "./RetryConfig.ts"
 export * as RunStep from "./RunStep.ts"
 export * as StoredObjectRequests from "./StoredObjectRequests.ts"
 export * as Strategy from "./Strategy.ts"
+export * as Thread from "./Thread.ts"
 export * as ThreadMessage from "./ThreadMessage.ts"
+export * as ThreadRun from "./ThreadRun.ts"
 export * as Usage from "./Usage.ts"
 export * as UsageLimitsPolicy from "./UsageLimitsPolicy.ts"

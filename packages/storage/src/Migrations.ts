@@ -194,6 +194,62 @@ const createPrompts = Effect.gen(function*() {
   )`
 })
 
+/**
+ * Assistants, threads and their messages, runs and run steps: each object is kept whole as JSON
+ * (`body`), with the columns lists and lookups need. `position` orders a list (seconds alone tie).
+ */
+const createAssistants = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE assistants (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    position BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX assistants_workspace ON assistants (workspace_id, position, id)`
+  yield* sql`CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    position BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    selection TEXT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE TABLE thread_messages (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+    run_id TEXT NULL,
+    position BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX thread_messages_thread ON thread_messages (thread_id, position, id)`
+  yield* sql`CREATE TABLE thread_runs (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+    position BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    status TEXT NOT NULL,
+    lease_until BIGINT NULL,
+    caller TEXT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX thread_runs_thread ON thread_runs (thread_id, position, id)`
+  yield* sql`CREATE INDEX thread_runs_status ON thread_runs (status, lease_until)`
+  yield* sql`CREATE TABLE run_steps (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    run_id TEXT NOT NULL REFERENCES thread_runs (id) ON DELETE CASCADE,
+    position BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX run_steps_run ON run_steps (run_id, position, id)`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
@@ -203,7 +259,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0005_create_configs": createConfigs,
   "0006_create_guardrails_and_feedback": createGuardrailsAndFeedback,
   "0007_create_usage_and_rate_limits": createUsageAndRateLimits,
-  "0008_create_prompts": createPrompts
+  "0008_create_prompts": createPrompts,
+  "0009_create_assistants": createAssistants
 }
 
 const runMigrator = Migrator.make({})

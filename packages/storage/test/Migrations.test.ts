@@ -4,7 +4,20 @@ import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Schema } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 
-const TABLES = ["workspaces", "api_keys", "integrations", "virtual_keys", "configs", "prompts", "prompt_versions"]
+const TABLES = [
+  "workspaces",
+  "api_keys",
+  "integrations",
+  "virtual_keys",
+  "configs",
+  "prompts",
+  "prompt_versions",
+  "assistants",
+  "threads",
+  "thread_messages",
+  "thread_runs",
+  "run_steps"
+]
 
 const Workspace = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.Number })
 

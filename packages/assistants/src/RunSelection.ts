@@ -1,0 +1,78 @@
+/**
+ * The provider selection a thread is created with (extensions.md, "Which endpoints need a
+ * provider"): the selection headers of the creating request, kept sealed (they may hold a
+ * provider's key) and laid over every run of the thread, so its runs reach the same provider
+ * through the same config.
+ */
+import { SecretBox, ServerSecret } from "@switchyard/auth"
+import { GatewayError, RequestContext } from "@switchyard/core"
+import { Effect, Schema } from "effect"
+
+const { Headers } = RequestContext
+
+/** The headers that choose and shape the provider a run reaches; only these are kept. */
+const KEPT = [
+  Headers.config,
+  Headers.provider,
+  Headers.virtualKey,
+  Headers.customHost,
+  Headers.metadata,
+  Headers.requestTimeout,
+  Headers.strictVendorCompliance,
+  "authorization"
+]
+
+/** The three means of selecting a provider; a thread needs one. */
+const SELECTING = [Headers.config, Headers.provider, Headers.virtualKey]
+
+const Kept = Schema.Record(Schema.String, Schema.String)
+const decodeKept = Schema.decodeUnknownEffect(Kept)
+
+/** The selection headers of a request; none of the three selecting ones is a 400. */
+export const capture = (
+  headers: Readonly<Record<string, string>>
+): Effect.Effect<Readonly<Record<string, string>>, GatewayError.InvalidRequest> => {
+  if (!SELECTING.some((name) => (headers[name] ?? "") !== "")) {
+    return Effect.fail(
+      new GatewayError.InvalidRequest({
+        message: `no provider selected: a thread keeps the provider its runs use, so send ${Headers.config}, ` +
+          `${Headers.provider} (with Authorization) or ${Headers.virtualKey} when creating it`,
+        param: Headers.provider
+      })
+    )
+  }
+  const kept: Record<string, string> = {}
+  for (const name of KEPT) {
+    const value = headers[name]
+    if (value !== undefined) kept[name] = value
+  }
+  return Effect.succeed(kept)
+}
+
+/** The selection sealed for the database. */
+export const seal = (secret: ServerSecret.ServerSecret["Service"], headers: Readonly<Record<string, string>>): string =>
+  SecretBox.seal(secret.credentialKey, headers)
+
+/** A sealed selection opened; one that cannot be (another secret) is the gateway's own fault. */
+export const open = (
+  secret: ServerSecret.ServerSecret["Service"],
+  sealed: string
+): Effect.Effect<Readonly<Record<string, string>>, GatewayError.InternalError> =>
+  SecretBox.open(secret.credentialKey, sealed).pipe(
+    Effect.flatMap(decodeKept),
+    Effect.mapError((error) =>
+      new GatewayError.InternalError({ message: `assistants: the thread's provider selection: ${error.message}` })
+    )
+  )
+
+/**
+ * The selection of a request, checked and sealed, as `ThreadStore.createThread` keeps it.
+ *
+ * @example
+ * import { RunSelection } from "@switchyard/assistants"
+ * const selection = RunSelection.sealed({ "x-gateway-provider": "anthropic", authorization: "Bearer sk-ant-…" })
+ */
+export const sealed = (
+  headers: Readonly<Record<string, string>>
+): Effect.Effect<string, GatewayError.InvalidRequest, ServerSecret.ServerSecret> =>
+  Effect.flatMap(capture(headers), (kept) => ServerSecret.ServerSecret.useSync((secret) => seal(secret, kept)))

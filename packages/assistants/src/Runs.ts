@@ -1,0 +1,356 @@
+/**
+ * Runs (extensions.md, "Assistants, threads and runs"): a run answers `queued` at once and runs
+ * in the background through the gateway pipeline (selection, routing, retry, cache, guardrails,
+ * limits) as its creator, with the thread's stored provider selection. It ends `completed` with
+ * the assistant's message and a `message_creation` step; `incomplete` when an output guardrail
+ * denies the answer (the message is `incomplete`, `content_filter`) or the answer was cut at the
+ * token limit; `failed` with `last_error` when the call fails.
+ *
+ * A process holds each run it executes by a lease it renews; a run whose holder stopped (a
+ * restart, a crash) is taken over by the next sweep of any process: a `queued` run is started,
+ * one that was `in_progress` is marked `failed` with the reason (its call may have reached the
+ * provider, so it is not sent twice), one past `expires_at` is `expired`.
+ *
+ * @example
+ * import { Runs } from "@switchyard/assistants"
+ * const run = Runs.Runs.use((runs) => runs.create({ context, threadId, body: { assistant_id } }))
+ */
+import { ServerSecret } from "@switchyard/auth"
+import { Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
+import { ChatCompletion, type RunStep, type ThreadMessage, type ThreadRun } from "@switchyard/protocol"
+import { Cause, Context, Duration, Effect, Fiber, FiberMap, Layer, Option, Schedule, Schema } from "effect"
+import * as RunRequest from "./RunRequest.ts"
+import * as RunSelection from "./RunSelection.ts"
+import { type Caller, newId, ThreadStore } from "./ThreadStore.ts"
+
+/** How long a run may wait or work before it expires, as the common format has it. */
+export const EXPIRES_AFTER_SECONDS = 600
+/** How long a process holds a run it executes without renewing the lease. */
+export const LEASE_SECONDS = 60
+/** How often the lease is renewed and abandoned runs are looked for. */
+export const SWEEP_INTERVAL = Duration.seconds(20)
+
+const ACTIVE: ReadonlySet<ThreadRun.RunStatus> = new Set(["queued", "in_progress", "requires_action", "cancelling"])
+
+const decodeCompletion = Schema.decodeUnknownOption(ChatCompletion.ChatCompletion)
+/** A guardrail's denial as the guardrails package raises it: the stage tells input from output. */
+const isDenial = Schema.is(
+  Schema.Struct({ _tag: Schema.Literal("HookDenied"), stage: Schema.Literals(["before", "after"]) })
+)
+
+const unix = Effect.map(Effect.clockWith((clock) => clock.currentTimeMillis), (ms) => Math.floor(ms / 1000))
+
+type Outcome =
+  | {
+    readonly _tag: "Answered"
+    readonly text: string
+    readonly finishReason: string | null
+    readonly usage: ThreadRun.RunUsage | null
+  }
+  | { readonly _tag: "Denied"; readonly usage: null }
+  | { readonly _tag: "Failed"; readonly code: string; readonly message: string }
+
+/** What a failed pipeline call tells the run: rate limits apart, everything is a server error. */
+const failureOf = (error: GatewayError.GatewayError): Outcome => {
+  if (isDenial(error) && error.stage === "after") return { _tag: "Denied", usage: null }
+  const answer = GatewayError.toHttp(error)
+  if (isDenial(error)) return { _tag: "Failed", code: "invalid_prompt", message: error.message }
+  return {
+    _tag: "Failed",
+    code: answer.status === 429 ? "rate_limit_exceeded" : "server_error",
+    message: `${answer.status}: ${answer.body.error.message}`
+  }
+}
+
+export class Runs extends Context.Service<Runs, {
+  /** Creates a `queued` run of the thread and starts it in the background. */
+  readonly create: (options: {
+    readonly context: RequestContext.RequestContext
+    readonly threadId: string
+    readonly body: ThreadRun.CreateRun
+  }) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.GatewayError>
+  /** Cancels a run that has not ended; an ended one is a 400. */
+  readonly cancel: (
+    workspaceId: string,
+    threadId: string,
+    runId: string
+  ) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.GatewayError>
+  /** The run once this process has stopped working on it (at once when it is not running here). */
+  readonly settled: (
+    workspaceId: string,
+    threadId: string,
+    runId: string
+  ) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.GatewayError>
+  /** Takes over the runs no process holds (run on start and every {@link SWEEP_INTERVAL}). */
+  readonly sweep: Effect.Effect<void, GatewayError.InternalError>
+}>()("@switchyard/assistants/Runs") {
+  static readonly layer: Layer.Layer<
+    Runs,
+    never,
+    ThreadStore | Gateway.Gateway | ServerSecret.ServerSecret
+  > = Layer.effect(
+    Runs,
+    Effect.gen(function*() {
+      const store = yield* ThreadStore
+      const gateway = yield* Gateway.Gateway
+      const secret = yield* ServerSecret.ServerSecret
+      // the runs this process executes, by id; closing the layer interrupts them (their lease lapses)
+      const running = yield* FiberMap.make<string>()
+
+      const finish = (workspaceId: string, run: ThreadRun.ThreadRun) => store.updateRun(workspaceId, run, null)
+
+      /** The pipeline call of one run, as its creator, with the thread's selection. */
+      const call = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller) =>
+        Effect.gen(function*() {
+          const headers = RunSelection.open(secret, yield* store.threadSelection(workspaceId, run.thread_id))
+          const principal: Principal.Principal = {
+            ...Principal.make({ keyId: caller.keyId, workspaceId, scopes: caller.scopes }),
+            ...(caller.expiresAt === undefined ? {} : { expiresAt: caller.expiresAt })
+          }
+          const context = yield* RequestContext.inProcess({ principal, headers: yield* headers })
+          const messages = yield* store.conversation(workspaceId, run.thread_id)
+          const answer = yield* gateway.handle({
+            endpoint: "chat.completions",
+            body: RunRequest.chatBody(run, messages),
+            context
+          })
+          const completion = answer._tag === "Json" && answer.status === 200
+            ? decodeCompletion(answer.body())
+            : Option.none()
+          if (Option.isNone(completion)) {
+            return { _tag: "Failed", code: "server_error", message: `the provider answered ${answer.status}` } as const
+          }
+          const choice = completion.value.choices[0]
+          const calls = choice?.message.tool_calls ?? []
+          if (calls.length > 0) {
+            return {
+              _tag: "Failed",
+              code: "server_error",
+              message: `the model called ${calls.map((c) => c.function.name).join(", ")}: function calls ` +
+                "(requires_action, submit_tool_outputs) are not supported by this gateway yet"
+            } as const
+          }
+          const usage = completion.value.usage
+          return {
+            _tag: "Answered",
+            text: choice?.message.content ?? "",
+            finishReason: choice?.finish_reason ?? null,
+            usage: usage === undefined || usage === null ? null : {
+              prompt_tokens: usage.prompt_tokens,
+              completion_tokens: usage.completion_tokens,
+              total_tokens: usage.total_tokens
+            }
+          } as const
+        }).pipe(Effect.catch((error): Effect.Effect<Outcome> => Effect.succeed(failureOf(error))))
+
+      /** Runs a queued run to its end; the store holds every state it passes through. */
+      const execute = (workspaceId: string, queued: ThreadRun.ThreadRun, caller: Caller) =>
+        Effect.gen(function*() {
+          const startedAt = yield* unix
+          if (queued.expires_at !== null && startedAt >= queued.expires_at) {
+            return yield* finish(workspaceId, { ...queued, status: "expired" })
+          }
+          const run: ThreadRun.ThreadRun = { ...queued, status: "in_progress", started_at: startedAt }
+          yield* store.updateRun(workspaceId, run, startedAt + LEASE_SECONDS)
+          const messageId = newId("msg")
+          const step: RunStep.RunStep = {
+            id: newId("step"),
+            object: "thread.run.step",
+            created_at: startedAt,
+            assistant_id: run.assistant_id,
+            thread_id: run.thread_id,
+            run_id: run.id,
+            type: "message_creation",
+            status: "in_progress",
+            step_details: { type: "message_creation", message_creation: { message_id: messageId } },
+            last_error: null,
+            expired_at: null,
+            cancelled_at: null,
+            failed_at: null,
+            completed_at: null,
+            metadata: null,
+            usage: null
+          }
+          yield* store.insertStep(workspaceId, step)
+          // the lease is renewed while the provider works, so no sweep takes the run over
+          const renew = unix.pipe(
+            Effect.flatMap((now) => store.updateRun(workspaceId, run, now + LEASE_SECONDS)),
+            Effect.repeat(Schedule.spaced(SWEEP_INTERVAL)),
+            Effect.delay(SWEEP_INTERVAL)
+          )
+          const outcome = yield* Effect.raceFirst(call(workspaceId, run, caller), Effect.andThen(renew, Effect.never))
+          const at = yield* unix
+          if (outcome._tag === "Failed") {
+            const lastError = { code: outcome.code, message: outcome.message }
+            yield* store.updateStep(workspaceId, { ...step, status: "failed", failed_at: at, last_error: lastError })
+            return yield* finish(workspaceId, { ...run, status: "failed", failed_at: at, last_error: lastError })
+          }
+          const cut = outcome._tag === "Answered" && outcome.finishReason === "length"
+          const filtered = outcome._tag === "Denied" ||
+            (outcome._tag === "Answered" && outcome.finishReason === "content_filter")
+          const message: ThreadMessage.ThreadMessage = {
+            id: messageId,
+            object: "thread.message",
+            created_at: at,
+            thread_id: run.thread_id,
+            status: filtered || cut ? "incomplete" : "completed",
+            incomplete_details: filtered ? { reason: "content_filter" } : cut ? { reason: "max_tokens" } : null,
+            completed_at: filtered || cut ? null : at,
+            incomplete_at: filtered || cut ? at : null,
+            role: "assistant",
+            // a denied answer's content never reaches the client
+            content: outcome._tag === "Answered" && !filtered
+              ? [{ type: "text", text: { value: outcome.text, annotations: [] } }]
+              : [],
+            assistant_id: run.assistant_id,
+            run_id: run.id,
+            attachments: [],
+            metadata: {}
+          }
+          yield* store.insertMessage(workspaceId, message)
+          yield* store.updateStep(workspaceId, { ...step, status: "completed", completed_at: at, usage: outcome.usage })
+          return yield* finish(workspaceId, {
+            ...run,
+            status: filtered || cut ? "incomplete" : "completed",
+            completed_at: filtered || cut ? null : at,
+            incomplete_details: filtered
+              ? { reason: "content_filter" }
+              : cut
+              ? { reason: "max_completion_tokens" }
+              : null,
+            usage: outcome.usage
+          })
+        }).pipe(
+          // a store failure mid-run is logged; the lease then lapses and a sweep ends the run
+          Effect.catchCause((cause) => Effect.logError("assistants: run failed", Cause.pretty(cause)))
+        )
+
+      const start = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller) =>
+        FiberMap.run(running, run.id, execute(workspaceId, run, caller)).pipe(Effect.asVoid)
+
+      const sweep = Effect.gen(function*() {
+        const now = yield* unix
+        const taken = yield* store.takeAbandoned(now, now + LEASE_SECONDS)
+        for (const { workspaceId, run, caller } of taken) {
+          if (run.status === "queued") {
+            yield* start(workspaceId, run, caller)
+          } else {
+            yield* finish(workspaceId, {
+              ...run,
+              status: "failed",
+              failed_at: now,
+              last_error: {
+                code: "server_error",
+                message: "the gateway process running this run stopped before it ended; " +
+                  "its call is not repeated, so the provider is not charged twice: start a new run"
+              }
+            })
+          }
+        }
+      })
+
+      yield* Effect.forkScoped(
+        sweep.pipe(
+          Effect.catchCause((cause) => Effect.logError("assistants: sweep failed", Cause.pretty(cause))),
+          Effect.repeat(Schedule.spaced(SWEEP_INTERVAL))
+        )
+      )
+
+      return Runs.of({
+        create: ({ body, context, threadId }) =>
+          Effect.gen(function*() {
+            const workspaceId = context.principal.workspaceId
+            if (body.stream === true) {
+              return yield* new GatewayError.InvalidRequest({
+                message: "stream: streaming a run is not supported yet; create it without stream and poll it",
+                param: "stream"
+              })
+            }
+            yield* store.getThread(workspaceId, threadId)
+            const assistant = yield* store.getAssistant(workspaceId, body.assistant_id).pipe(
+              Effect.catchTag("NotFound", () =>
+                Effect.fail(
+                  new GatewayError.InvalidRequest({
+                    message: `assistant_id: no assistant ${body.assistant_id} in this workspace`,
+                    param: "assistant_id"
+                  })
+                ))
+            )
+            const recent = yield* store.listRuns(workspaceId, threadId, { limit: 1, order: "desc" })
+            const active = recent.data.find((run) => ACTIVE.has(run.status))
+            if (active !== undefined) {
+              return yield* new GatewayError.InvalidRequest({
+                message: `thread_id: thread ${threadId} already has an active run ${active.id} (${active.status})`,
+                param: "thread_id"
+              })
+            }
+            for (const message of body.additional_messages ?? []) {
+              yield* store.createMessage(workspaceId, threadId, message)
+            }
+            const at = yield* unix
+            const instructions = [body.instructions ?? assistant.instructions ?? "", body.additional_instructions ?? ""]
+              .filter((part) => part !== "")
+              .join("\n\n")
+            const run: ThreadRun.ThreadRun = {
+              id: newId("run"),
+              object: "thread.run",
+              created_at: at,
+              thread_id: threadId,
+              assistant_id: assistant.id,
+              status: "queued",
+              required_action: null,
+              last_error: null,
+              expires_at: at + EXPIRES_AFTER_SECONDS,
+              started_at: null,
+              cancelled_at: null,
+              failed_at: null,
+              completed_at: null,
+              incomplete_details: null,
+              model: body.model ?? assistant.model,
+              instructions,
+              tools: body.tools ?? assistant.tools,
+              metadata: body.metadata ?? {},
+              usage: null,
+              temperature: body.temperature ?? assistant.temperature,
+              top_p: body.top_p ?? assistant.top_p,
+              max_prompt_tokens: null,
+              max_completion_tokens: body.max_completion_tokens ?? null,
+              truncation_strategy: { type: "auto", last_messages: null },
+              response_format: body.response_format ?? assistant.response_format,
+              tool_choice: body.tool_choice ?? "auto",
+              parallel_tool_calls: body.parallel_tool_calls ?? true
+            }
+            const caller: Caller = {
+              keyId: context.principal.keyId,
+              scopes: [...context.principal.scopes],
+              ...(context.principal.expiresAt === undefined ? {} : { expiresAt: context.principal.expiresAt })
+            }
+            yield* store.insertRun(workspaceId, run, caller, at + LEASE_SECONDS)
+            yield* start(workspaceId, run, caller)
+            return run
+          }),
+        cancel: (workspaceId, threadId, runId) =>
+          Effect.gen(function*() {
+            const { run } = yield* store.getRun(workspaceId, threadId, runId)
+            if (!ACTIVE.has(run.status)) {
+              return yield* new GatewayError.InvalidRequest({
+                message: `run_id: run ${runId} has already ended (${run.status})`,
+                param: "run_id"
+              })
+            }
+            // an executing fiber elsewhere (another replica) finds its lease gone and its run cancelled
+            yield* FiberMap.remove(running, runId)
+            const at = yield* unix
+            return yield* finish(workspaceId, { ...run, status: "cancelled", cancelled_at: at })
+          }),
+        settled: (workspaceId, threadId, runId) =>
+          Effect.gen(function*() {
+            const fiber = yield* FiberMap.get(running, runId)
+            if (Option.isSome(fiber)) yield* Fiber.await(fiber.value)
+            return (yield* store.getRun(workspaceId, threadId, runId)).run
+          }),
+        sweep
+      })
+    })
+  )
+}
