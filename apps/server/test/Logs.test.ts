@@ -178,6 +178,19 @@ describe("log level and format", () => {
     }
   })
 
+  it("keeps serving when whatever read its stdout goes away", async () => {
+    const gateway = await GatewayProcess.start({ GATEWAY_LOG_FORMAT: "json" })
+    try {
+      // the read end of the pipe closes: every later write of a log line fails with EPIPE
+      gateway.child.stdout?.destroy()
+      for (let round = 0; round < 20; round++) expect((await chat(gateway)).status).toBe(200)
+      expect((await fetch(`${gateway.baseUrl}/health`)).status).toBe(200)
+      expect(gateway.child.exitCode).toBeNull()
+    } finally {
+      await gateway.stop()
+    }
+  })
+
   it.each([
     ["GATEWAY_LOG_FORMAT", "xml"],
     ["GATEWAY_LOG_LEVEL", "verbose"]

@@ -33,7 +33,7 @@ export class Logs extends Context.Service<Logs, {
    */
   static readonly layer = (
     settings: LogSettings,
-    out: (text: string) => void = (text) => process.stdout.write(text)
+    out: (text: string) => void = toStdout
   ): Layer.Layer<Logs> => {
     const logs = Layer.effect(
       Logs,
@@ -55,6 +55,16 @@ export class Logs extends Context.Service<Logs, {
     )
     return Layer.provideMerge(effectLogging, logs)
   }
+}
+
+/**
+ * Lines to stdout. A reader that goes away (a log shipper restarting, `| head`) makes the writes
+ * fail with EPIPE, which node would raise as an uncaught error: losing log lines must not stop
+ * the gateway, so such failures are dropped.
+ */
+const toStdout = (text: string): void => {
+  if (process.stdout.listenerCount("error") === 0) process.stdout.on("error", () => undefined)
+  process.stdout.write(text)
 }
 
 const lineBuffer = (out: (text: string) => void) => {
