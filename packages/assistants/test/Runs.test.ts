@@ -1,0 +1,256 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Runs, RunSelection, ThreadStore } from "@switchyard/assistants"
+import {
+  GatewayError,
+  type GatewayRequest,
+  GatewayResponse,
+  Principal,
+  type ProviderRegistry,
+  RequestContext
+} from "@switchyard/core"
+import { HookDenied } from "@switchyard/guardrails"
+import type { ThreadRun } from "@switchyard/protocol"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { assistantsLive } from "../examples/RunThread.ts"
+
+type Answer = Effect.Effect<GatewayResponse.GatewayResponse, GatewayError.GatewayError>
+
+const completion = (content: string, finishReason = "stop") =>
+  Effect.succeed(GatewayResponse.json({
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 1,
+    model: "m",
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }],
+    usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 }
+  }))
+
+/** A provider that answers each request with the next scripted answer, and records the requests. */
+const scripted = (...answers: ReadonlyArray<Answer>) => {
+  const received: Array<GatewayRequest.GatewayRequest> = []
+  const adapter: ProviderRegistry.ProviderAdapter = {
+    names: ["openai"],
+    make: () =>
+      Effect.succeed((request) =>
+        Effect.suspend(() => {
+          received.push(request)
+          return answers[received.length - 1] ?? completion("unscripted")
+        })
+      )
+  }
+  return { adapter, received }
+}
+
+const principal = Principal.make({ keyId: "key-1", workspaceId: "ws", scopes: ["assistants"] })
+
+/** An assistant and a thread with one user message, selecting the scripted provider. */
+const setUp = Effect.gen(function*() {
+  const store = yield* ThreadStore.ThreadStore
+  const assistant = yield* store.createAssistant("ws", { model: "gpt-4o-mini", instructions: "Be brief." })
+  const selection = yield* RunSelection.sealed({ "x-gateway-provider": "openai", authorization: "Bearer sk-1" })
+  const thread = yield* store.createThread("ws", { messages: [{ role: "user", content: "hi" }] }, selection)
+  const context = yield* RequestContext.inProcess({ principal })
+  const runs = yield* Runs.Runs
+  const start = (body: Partial<ThreadRun.CreateRun> = {}) =>
+    runs.create({ context, threadId: thread.id, body: { assistant_id: assistant.id, ...body } })
+  const settle = (run: ThreadRun.ThreadRun) => runs.settled("ws", thread.id, run.id)
+  return { store, runs, assistant, thread, start, settle }
+})
+
+const page = { limit: 20, order: "asc" } as const
+
+const failureOf = (error: GatewayError.GatewayError) =>
+  error instanceof GatewayError.InvalidRequest ? `400 ${error.param}` : error._tag
+
+describe("Runs", () => {
+  it.effect("answers queued, then completes with the message, a message_creation step and the usage", () => {
+    const provider = scripted(completion("hello back"))
+    return Effect.gen(function*() {
+      const { settle, start, store, thread } = yield* setUp
+      const queued = yield* start({ additional_instructions: "Use French.", metadata: { job: "1" } })
+      assert.deepStrictEqual([queued.status, queued.instructions], ["queued", "Be brief.\n\nUse French."])
+      const run = yield* settle(queued)
+      assert.strictEqual(run.status, "completed")
+      assert.deepStrictEqual(run.usage, { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 })
+      assert.deepStrictEqual(run.metadata, { job: "1" })
+      const messages = (yield* store.listMessages("ws", thread.id, page)).data
+      const answer = messages[1]
+      assert.deepStrictEqual(
+        [answer?.role, answer?.status, answer?.run_id, answer?.assistant_id],
+        ["assistant", "completed", run.id, run.assistant_id]
+      )
+      const steps = (yield* store.listSteps("ws", thread.id, run.id, page)).data
+      assert.deepStrictEqual(steps.map((step) => [step.type, step.status, step.step_details, step.usage]), [
+        ["message_creation", "completed", {
+          type: "message_creation",
+          message_creation: { message_id: answer?.id ?? "" }
+        }, {
+          prompt_tokens: 7,
+          completion_tokens: 3,
+          total_tokens: 10
+        }]
+      ])
+      assert.deepStrictEqual(provider.received[0]?.body.messages, [
+        { role: "system", content: "Be brief.\n\nUse French." },
+        { role: "user", content: "hi" }
+      ])
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("fails the run and its step with rate_limit_exceeded on a 429, adding no message", () => {
+    const provider = scripted(
+      Effect.fail(
+        new GatewayError.UpstreamStatus({
+          provider: "openai",
+          status: 429,
+          body: { error: { message: "slow down" } },
+          headers: {}
+        })
+      )
+    )
+    return Effect.gen(function*() {
+      const { settle, start, store, thread } = yield* setUp
+      const run = yield* settle(yield* start())
+      assert.strictEqual(run.status, "failed")
+      assert.deepStrictEqual(run.last_error, { code: "rate_limit_exceeded", message: "429: slow down" })
+      assert.isNotNull(run.failed_at)
+      const [step] = (yield* store.listSteps("ws", thread.id, run.id, page)).data
+      assert.deepStrictEqual([step?.status, step?.last_error], ["failed", run.last_error])
+      assert.strictEqual((yield* store.listMessages("ws", thread.id, page)).data.length, 1)
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("fails with server_error when the provider cannot be reached", () => {
+    const provider = scripted(
+      Effect.fail(new GatewayError.UpstreamUnreachable({ provider: "openai", message: "connection refused" }))
+    )
+    return Effect.gen(function*() {
+      const { settle, start } = yield* setUp
+      const run = yield* settle(yield* start())
+      assert.deepStrictEqual([run.status, run.last_error?.code], ["failed", "server_error"])
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("makes the message incomplete with content_filter, without its content, when an output guardrail denies", () => {
+    const provider = scripted(Effect.fail(new HookDenied.HookDenied({ stage: "after", hookResults: {} })))
+    return Effect.gen(function*() {
+      const { settle, start, store, thread } = yield* setUp
+      const run = yield* settle(yield* start())
+      assert.deepStrictEqual([run.status, run.incomplete_details], ["incomplete", { reason: "content_filter" }])
+      const answer = (yield* store.listMessages("ws", thread.id, { limit: 1, order: "desc" })).data[0]
+      assert.deepStrictEqual(
+        [answer?.status, answer?.incomplete_details, answer?.content, answer?.run_id],
+        ["incomplete", { reason: "content_filter" }, [], run.id]
+      )
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("fails with invalid_prompt when an input guardrail denies", () => {
+    const provider = scripted(Effect.fail(new HookDenied.HookDenied({ stage: "before", hookResults: {} })))
+    return Effect.gen(function*() {
+      const { settle, start } = yield* setUp
+      const run = yield* settle(yield* start())
+      assert.deepStrictEqual([run.status, run.last_error?.code], ["failed", "invalid_prompt"])
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("ends incomplete when the answer is cut at max_completion_tokens, sent as max_tokens", () => {
+    const provider = scripted(completion("cut sho", "length"))
+    return Effect.gen(function*() {
+      const { settle, start, store, thread } = yield* setUp
+      const run = yield* settle(yield* start({ max_completion_tokens: 3 }))
+      assert.deepStrictEqual([run.status, run.incomplete_details], ["incomplete", { reason: "max_completion_tokens" }])
+      assert.strictEqual(provider.received[0]?.body.max_tokens, 3)
+      const answer = (yield* store.listMessages("ws", thread.id, { limit: 1, order: "desc" })).data[0]
+      assert.deepStrictEqual([answer?.status, answer?.incomplete_details], ["incomplete", { reason: "max_tokens" }])
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("refuses a second run while the thread has an active one, and cancels the first", () => {
+    const provider = scripted(Effect.never)
+    return Effect.gen(function*() {
+      const { runs, settle, start, thread } = yield* setUp
+      const first = yield* start()
+      assert.strictEqual(failureOf(yield* Effect.flip(start())), "400 thread_id")
+      const cancelled = yield* runs.cancel("ws", thread.id, first.id)
+      assert.deepStrictEqual([cancelled.status, (yield* settle(first)).status], ["cancelled", "cancelled"])
+      assert.strictEqual(failureOf(yield* Effect.flip(runs.cancel("ws", thread.id, first.id))), "400 run_id")
+      // the thread takes a new run once the first has ended
+      assert.strictEqual((yield* start()).status, "queued")
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("refuses an assistant of another workspace as a 400 naming assistant_id", () => {
+    const provider = scripted()
+    return Effect.gen(function*() {
+      const { start, store } = yield* setUp
+      const foreign = yield* store.createAssistant("ws-other", { model: "m" })
+      assert.strictEqual(failureOf(yield* Effect.flip(start({ assistant_id: foreign.id }))), "400 assistant_id")
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("after a restart, fails a run left in_progress, starts one left queued, expires one too old", () => {
+    const provider = scripted(completion("resumed"))
+    return Effect.gen(function*() {
+      const { assistant, runs, settle, store, thread } = yield* setUp
+      const caller = { keyId: "key-1", scopes: ["assistants" as const] }
+      const base = yield* start0(assistant.id, thread.id)
+      // as a process that died would have left them: leased until t = 60 s, never renewed
+      yield* store.insertRun("ws", { ...base, id: "run_stuck", status: "in_progress", started_at: 0 }, caller, 60)
+      const stuck = yield* store.getRun("ws", thread.id, "run_stuck")
+      assert.strictEqual(stuck.run.status, "in_progress")
+      yield* TestClock.adjust("61 seconds")
+      yield* runs.sweep
+      const failed = (yield* store.getRun("ws", thread.id, "run_stuck")).run
+      assert.deepStrictEqual([failed.status, failed.last_error?.code], ["failed", "server_error"])
+      assert.include(failed.last_error?.message ?? "", "stopped before it ended")
+
+      yield* store.insertRun("ws", { ...base, id: "run_waiting", expires_at: 600 }, caller, 60)
+      yield* TestClock.adjust("60 seconds")
+      yield* runs.sweep
+      const resumed = yield* settle({ ...base, id: "run_waiting" })
+      assert.strictEqual(resumed.status, "completed")
+
+      yield* store.insertRun("ws", { ...base, id: "run_old", expires_at: 100 }, caller, 60)
+      yield* runs.sweep
+      assert.strictEqual((yield* settle({ ...base, id: "run_old" })).status, "expired")
+      // a run whose lease has not passed is left to its holder
+      yield* store.insertRun("ws", { ...base, id: "run_held", expires_at: 600 }, caller, 10_000)
+      yield* runs.sweep
+      assert.strictEqual((yield* store.getRun("ws", thread.id, "run_held")).run.status, "queued")
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+})
+
+/** A queued run of the thread as `create` would make it, for runs written straight to the store. */
+const start0 = (assistantId: string, threadId: string) =>
+  Effect.succeed<ThreadRun.ThreadRun>({
+    id: "run_template",
+    object: "thread.run",
+    created_at: 0,
+    thread_id: threadId,
+    assistant_id: assistantId,
+    status: "queued",
+    required_action: null,
+    last_error: null,
+    expires_at: 600,
+    started_at: null,
+    cancelled_at: null,
+    failed_at: null,
+    completed_at: null,
+    incomplete_details: null,
+    model: "gpt-4o-mini",
+    instructions: "",
+    tools: [],
+    metadata: {},
+    usage: null,
+    temperature: null,
+    top_p: null,
+    max_prompt_tokens: null,
+    max_completion_tokens: null,
+    truncation_strategy: { type: "auto", last_messages: null },
+    response_format: "auto",
+    tool_choice: "auto",
+    parallel_tool_calls: true
+  })
