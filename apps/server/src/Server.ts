@@ -27,6 +27,7 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
       node: Routes.nodeRoutes({ body: { maxBytes: config.maxBodyBytes, timeoutMs: bodyTimeoutMs } }),
       router: Routes.routerRoutes.pipe(
         Layer.provide(Layer.succeed(ManagementRoute.BodyTimeoutMs, bodyTimeoutMs)),
+        Layer.provide(Layer.succeed(ManagementRoute.InferenceBodyBytes, config.maxBodyBytes)),
         // /ready asks the pipeline's database, and Redis when the pipeline keeps its stores there
         Layer.provide(Readiness.layer({ redisUrl: config.pipeline.redisUrl }))
       )

@@ -369,6 +369,16 @@ describe("POST /v1/prompts/{id}/completions", () => {
     expect(harness.fake.requests).toHaveLength(2)
   })
 
+  it("reads a run's body under the inference limit (GATEWAY_MAX_BODY), not the management one", async () => {
+    const created = await createPrompt()
+    const document = "d".repeat(2 * 1024 * 1024)
+    const answer = await complete(created.id, { variables: { ...variables, topic: document } })
+    expect(answer.status).toBe(200)
+    expect(answer.body.body.choices[0].message.content).toContain(document)
+    const tooLarge = await complete(created.id, { variables: { ...variables, topic: "d".repeat(11 * 1024 * 1024) } })
+    expect(tooLarge.status).toBe(413)
+  })
+
   it("answers 400 without any provider, and passes an upstream error through", async () => {
     const created = await createPrompt()
     expect((await complete(created.id, { variables }, {})).status).toBe(400)

@@ -27,6 +27,15 @@ export const BodyTimeoutMs = Context.Reference<number>("@switchyard/server/BodyT
   defaultValue: () => 60_000
 })
 
+/**
+ * The largest body an inference route reads (`GATEWAY_MAX_BODY`); the server sets it. Routes on
+ * the router that run the pipeline (prompt completions) read theirs under it, not under the
+ * management limit.
+ */
+export const InferenceBodyBytes = Context.Reference<number>("@switchyard/server/InferenceBodyBytes", {
+  defaultValue: () => 10 * 1024 * 1024
+})
+
 /** A router handler that answers every request, in the envelope when it fails. */
 export type Handler = (
   request: HttpServerRequest.HttpServerRequest
@@ -74,13 +83,21 @@ export const notFound = (request: HttpServerRequest.HttpServerRequest) =>
     RequestContext.traceIdOf(request.headers)
   )))
 
-/** The request's JSON body decoded with `schema`; a 400 naming the field and the rule otherwise. */
-export const body = <S extends Schema.Decoder<unknown>>(schema: S) => {
+/**
+ * The request's JSON body decoded with `schema`; a 400 naming the field and the rule otherwise.
+ * `limit: "inference"` reads it under the inference routes' body limit.
+ */
+export const body = <S extends Schema.Decoder<unknown>>(
+  schema: S,
+  options?: { readonly limit: "management" | "inference" }
+) => {
   const decode = InvalidInput.decodeInputResult(schema)
+  const reader = (maxBytes: number) => BodyTimeoutMs.use((timeoutMs) => jsonObjectReader({ maxBytes, timeoutMs }))
+  const limitedReader = options?.limit === "inference" ? InferenceBodyBytes.use(reader) : reader(MAX_BODY_BYTES)
   return (
     request: HttpServerRequest.HttpServerRequest
   ): Effect.Effect<S["Type"], GatewayError.GatewayError, BodyDeadlines> =>
-    BodyTimeoutMs.use((timeoutMs) => jsonObjectReader({ maxBytes: MAX_BODY_BYTES, timeoutMs })).pipe(
+    limitedReader.pipe(
       Effect.flatMap((read) => read(NodeHttpServerRequest.toIncomingMessage(request))),
       Effect.flatMap((value) => {
         const decoded = decode(value)

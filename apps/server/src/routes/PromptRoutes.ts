@@ -18,7 +18,8 @@ type Handler<R> = (input: RouteInput) => Effect.Effect<unknown, GatewayError.Gat
 const createBody = body(PromptTemplate.CreatePrompt)
 const versionBody = body(PromptTemplate.CreatePromptVersion)
 const publishBody = body(PromptTemplate.PublishPrompt)
-const runBody = body(PromptTemplate.RunPrompt)
+// a run's variables may carry documents: its body may be as large as a chat completion's
+const runBody = body(PromptTemplate.RunPrompt, { limit: "inference" })
 const decodeListQuery = InvalidInput.decodeInput(ListQuery.ListQuery)
 
 const withStore = <A, E>(use: (store: PromptStore.PromptStore["Service"]) => Effect.Effect<A, E>) =>
