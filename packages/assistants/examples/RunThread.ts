@@ -13,9 +13,9 @@ import {
 import { Database } from "@switchyard/storage"
 import { Effect, Layer } from "effect"
 
-// threads in SQLite, runs through a gateway over the app's provider adapters
+// threads in SQLite (this process's alone), runs through a gateway over the app's provider adapters
 const AssistantsLive = (adapters: ReadonlyArray<ProviderRegistry.ProviderAdapter>, sqliteFile: string) =>
-  Runs.Runs.layer.pipe(
+  Runs.Runs.layerSoleProcess.pipe(
     Layer.provideMerge(ThreadStore.ThreadStore.layer),
     Layer.provideMerge(Gateway.Gateway.layer.pipe(
       Layer.provide(ProviderSelection.Selectors.layerHeaders),
@@ -59,7 +59,8 @@ import type { ThreadMessage, ThreadRun } from "@switchyard/protocol"
 export const assistantsLive: (
   adapters: ReadonlyArray<ProviderRegistry.ProviderAdapter>,
   sqliteFile: string
-) => Layer.Layer<Runs.Runs | ThreadStore.ThreadStore | ServerSecret.ServerSecret, unknown> = AssistantsLive
+) => Layer.Layer<Runs.Runs | ThreadStore.ThreadStore | ServerSecret.ServerSecret | Gateway.Gateway, unknown> =
+  AssistantsLive
 export const askedClaude: Effect.Effect<
   { readonly run: ThreadRun.ThreadRun; readonly answer: ThreadMessage.ThreadMessage | undefined },
   unknown,

@@ -84,11 +84,23 @@ export class Runs extends Context.Service<Runs, {
   /** Takes over the runs no process holds (run on start and every {@link SWEEP_INTERVAL}). */
   readonly sweep: Effect.Effect<void, GatewayError.InternalError>
 }>()("@switchyard/assistants/Runs") {
-  static readonly layer: Layer.Layer<
-    Runs,
-    never,
-    ThreadStore | Gateway.Gateway | ServerSecret.ServerSecret
-  > = Layer.effect(
+  /** For a database shared by several processes (Postgres): a run is taken over once its lease lapses. */
+  static readonly layer: Layer.Layer<Runs, never, Requirements> = Layer.suspend(() => make({ soleProcess: false }))
+
+  /**
+   * For the only process on its database (the embedded SQLite file): at start-up every run left
+   * `queued` or `in_progress` was left by a process that has stopped, so it is taken over at once,
+   * without waiting for its lease to lapse.
+   */
+  static readonly layerSoleProcess: Layer.Layer<Runs, never, Requirements> = Layer.suspend(() =>
+    make({ soleProcess: true })
+  )
+}
+
+type Requirements = ThreadStore | Gateway.Gateway | ServerSecret.ServerSecret
+
+const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, never, Requirements> =>
+  Layer.effect(
     Runs,
     Effect.gen(function*() {
       const store = yield* ThreadStore
@@ -228,29 +240,31 @@ export class Runs extends Context.Service<Runs, {
       const start = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller) =>
         FiberMap.run(running, run.id, execute(workspaceId, run, caller)).pipe(Effect.asVoid)
 
-      const sweep = Effect.gen(function*() {
-        const now = yield* unix
-        const taken = yield* store.takeAbandoned(now, now + LEASE_SECONDS)
-        for (const { workspaceId, run, caller } of taken) {
-          if (run.status === "queued") {
-            yield* start(workspaceId, run, caller)
-          } else {
-            yield* finish(workspaceId, {
-              ...run,
-              status: "failed",
-              failed_at: now,
-              last_error: {
-                code: "server_error",
-                message: "the gateway process running this run stopped before it ended; " +
-                  "its call is not repeated, so the provider is not charged twice: start a new run"
-              }
-            })
+      const sweepWith = (ignoreLeases: boolean) =>
+        Effect.gen(function*() {
+          const now = yield* unix
+          const taken = yield* store.takeAbandoned(now, now + LEASE_SECONDS, { ignoreLeases })
+          for (const { workspaceId, run, caller } of taken) {
+            if (run.status === "queued") {
+              yield* start(workspaceId, run, caller)
+            } else {
+              yield* finish(workspaceId, {
+                ...run,
+                status: "failed",
+                failed_at: now,
+                last_error: {
+                  code: "server_error",
+                  message: "the gateway process running this run stopped before it ended; " +
+                    "its call is not repeated, so the provider is not charged twice: start a new run"
+                }
+              })
+            }
           }
-        }
-      })
+        })
 
+      const sweep = sweepWith(false)
       yield* Effect.forkScoped(
-        sweep.pipe(
+        Effect.andThen(sweepWith(options.soleProcess), sweep).pipe(
           Effect.catchCause((cause) => Effect.logError("assistants: sweep failed", Cause.pretty(cause))),
           Effect.repeat(Schedule.spaced(SWEEP_INTERVAL))
         )
@@ -353,4 +367,3 @@ export class Runs extends Context.Service<Runs, {
       })
     })
   )
-}

@@ -175,7 +175,8 @@ export class ThreadStore extends Context.Service<ThreadStore, {
    */
   readonly takeAbandoned: (
     now: number,
-    leaseUntil: number
+    leaseUntil: number,
+    options?: { readonly ignoreLeases?: boolean }
   ) => Effect.Effect<ReadonlyArray<{ readonly workspaceId: string } & StoredRun>, GatewayError.InternalError>
 
   readonly insertStep: (
@@ -438,18 +439,20 @@ export class ThreadStore extends Context.Service<ThreadStore, {
             status: changed.status,
             ...(leaseUntil === undefined ? {} : { lease_until: leaseUntil })
           }),
-        takeAbandoned: (now, leaseUntil) =>
+        takeAbandoned: (now, leaseUntil, options) =>
           ObjectTable.internal(Effect.gen(function*() {
+            // with ignoreLeases, a lease in the future counts as lapsed too
+            const lapsedBy = options?.ignoreLeases === true ? Number.MAX_SAFE_INTEGER : now
             // the conditional update is the claim: of two processes, only one sees its row change
             const candidates = yield* sql`SELECT id, workspace_id FROM thread_runs
-              WHERE status IN ('queued', 'in_progress') AND (lease_until IS NULL OR lease_until < ${now})`.pipe(
+              WHERE status IN ('queued', 'in_progress') AND (lease_until IS NULL OR lease_until < ${lapsedBy})`.pipe(
               Effect.flatMap(decodeIdRows)
             )
             const taken: Array<{ readonly workspaceId: string } & StoredRun> = []
             for (const candidate of candidates) {
               const claimed = yield* sql`UPDATE thread_runs SET lease_until = ${leaseUntil}
                 WHERE id = ${candidate.id} AND status IN ('queued', 'in_progress')
-                AND (lease_until IS NULL OR lease_until < ${now}) RETURNING body, caller`.pipe(
+                AND (lease_until IS NULL OR lease_until < ${lapsedBy}) RETURNING body, caller`.pipe(
                 Effect.flatMap(Schema.decodeUnknownEffect(
                   Schema.Array(Schema.Struct({ body: Schema.fromJsonString(ThreadRun.ThreadRun), caller: CallerJson }))
                 ))

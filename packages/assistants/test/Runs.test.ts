@@ -10,7 +10,7 @@ import {
 } from "@switchyard/core"
 import { HookDenied } from "@switchyard/guardrails"
 import type { ThreadRun } from "@switchyard/protocol"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { assistantsLive } from "../examples/RunThread.ts"
 
@@ -254,3 +254,24 @@ const start0 = (assistantId: string, threadId: string) =>
     tool_choice: "auto",
     parallel_tool_calls: true
   })
+
+describe("Runs on a database only this process opens", () => {
+  it.effect("takes over at start-up a run left in_progress, however long its lease", () => {
+    const provider = scripted()
+    return Effect.gen(function*() {
+      const { assistant, store, thread } = yield* setUp
+      const base = yield* start0(assistant.id, thread.id)
+      yield* store.insertRun("ws", { ...base, id: "run_left", status: "in_progress", started_at: 0 }, {
+        keyId: "key-1",
+        scopes: ["assistants"]
+      }, 1_000_000)
+      // a second process start on the same database, as after a restart
+      yield* Layer.build(Runs.Runs.layerSoleProcess)
+      const left = yield* store.getRun("ws", thread.id, "run_left").pipe(
+        Effect.map((stored) => stored.run),
+        Effect.repeat({ until: (run) => run.status !== "in_progress", times: 100 })
+      )
+      assert.deepStrictEqual([left.status, left.last_error?.code], ["failed", "server_error"])
+    }).pipe(Effect.scoped, Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+})

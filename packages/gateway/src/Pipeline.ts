@@ -251,8 +251,11 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
       const { connect, embedder } = GatewayEmbedder.make(options.cacheEmbeddingModel ?? "")
       return Layer.provideMerge(connect, gateway(options, embedder, counters))
     }))
-  // assistant runs call the pipeline in process, in the background, and resume after a restart
-  const assistants = Runs.Runs.layer.pipe(Layer.provideMerge(ThreadStore.ThreadStore.layer))
+  // assistant runs call the pipeline in process, in the background, and are taken over after a
+  // restart: at once on this process's own SQLite, once their lease lapses on a shared Postgres
+  const assistants = Layer.unwrap(
+    Database.Dialect.useSync((dialect) => dialect.name === "sqlite" ? Runs.Runs.layerSoleProcess : Runs.Runs.layer)
+  ).pipe(Layer.provideMerge(ThreadStore.ThreadStore.layer))
   return Layer.provideMerge(
     assistants,
     Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage))
