@@ -4,7 +4,8 @@
  * directly (NodeEdge); the rest go through Effect's HttpRouter. Both follow the same edge rules
  * (http/Edge.ts): authentication, scopes, body limits, the error envelope and the trace id.
  */
-import type { ApiKeys, Authenticator } from "@switchyard/auth"
+import type { Runs, ThreadStore } from "@switchyard/assistants"
+import type { ApiKeys, Authenticator, ServerSecret } from "@switchyard/auth"
 import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { PromptStore } from "@switchyard/prompts"
@@ -15,6 +16,7 @@ import { HttpRouter, type HttpServerResponse } from "effect/http"
 import type { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
 import * as Readiness from "./Readiness.ts"
+import * as AssistantRoutes from "./routes/AssistantRoutes.ts"
 import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
@@ -38,6 +40,10 @@ type StoredServices =
   | UsageCounters.UsageCounters
   | RatePolicies.RatePolicies
   | PromptStore.PromptStore
+  | ThreadStore.ThreadStore
+  | Runs.Runs
+  // threads keep their provider selection sealed
+  | ServerSecret.ServerSecret
   // prompt completions run the pipeline
   | Gateway.Gateway
   // management bodies are read under the server's body time limit
@@ -112,6 +118,76 @@ export const table: ReadonlyArray<Route> = [
   { method: "PUT", path: "/v1/prompts/:id/publish", scope: "prompts.write", handler: PromptRoutes.publishVersion },
   { method: "POST", path: "/v1/prompts/:id/render", scope: "prompts.read", handler: PromptRoutes.renderPrompt },
   { method: "POST", path: "/v1/prompts/:id/completions", scope: "completions", handler: PromptRoutes.completePrompt },
+  { method: "POST", path: "/v1/assistants", scope: "assistants", handler: AssistantRoutes.createAssistant },
+  { method: "GET", path: "/v1/assistants", scope: "assistants", handler: AssistantRoutes.listAssistants },
+  { method: "GET", path: "/v1/assistants/:assistant_id", scope: "assistants", handler: AssistantRoutes.getAssistant },
+  {
+    method: "POST",
+    path: "/v1/assistants/:assistant_id",
+    scope: "assistants",
+    handler: AssistantRoutes.modifyAssistant
+  },
+  {
+    method: "DELETE",
+    path: "/v1/assistants/:assistant_id",
+    scope: "assistants",
+    handler: AssistantRoutes.deleteAssistant
+  },
+  { method: "POST", path: "/v1/threads", scope: "assistants", handler: AssistantRoutes.createThread },
+  { method: "GET", path: "/v1/threads/:thread_id", scope: "assistants", handler: AssistantRoutes.getThread },
+  { method: "POST", path: "/v1/threads/:thread_id", scope: "assistants", handler: AssistantRoutes.modifyThread },
+  { method: "DELETE", path: "/v1/threads/:thread_id", scope: "assistants", handler: AssistantRoutes.deleteThread },
+  {
+    method: "POST",
+    path: "/v1/threads/:thread_id/messages",
+    scope: "assistants",
+    handler: AssistantRoutes.createMessage
+  },
+  {
+    method: "GET",
+    path: "/v1/threads/:thread_id/messages",
+    scope: "assistants",
+    handler: AssistantRoutes.listMessages
+  },
+  {
+    method: "GET",
+    path: "/v1/threads/:thread_id/messages/:message_id",
+    scope: "assistants",
+    handler: AssistantRoutes.getMessage
+  },
+  {
+    method: "POST",
+    path: "/v1/threads/:thread_id/messages/:message_id",
+    scope: "assistants",
+    handler: AssistantRoutes.modifyMessage
+  },
+  {
+    method: "DELETE",
+    path: "/v1/threads/:thread_id/messages/:message_id",
+    scope: "assistants",
+    handler: AssistantRoutes.deleteMessage
+  },
+  { method: "POST", path: "/v1/threads/:thread_id/runs", scope: "assistants", handler: AssistantRoutes.createRun },
+  { method: "GET", path: "/v1/threads/:thread_id/runs", scope: "assistants", handler: AssistantRoutes.listRuns },
+  { method: "GET", path: "/v1/threads/:thread_id/runs/:run_id", scope: "assistants", handler: AssistantRoutes.getRun },
+  {
+    method: "POST",
+    path: "/v1/threads/:thread_id/runs/:run_id/cancel",
+    scope: "assistants",
+    handler: AssistantRoutes.cancelRun
+  },
+  {
+    method: "GET",
+    path: "/v1/threads/:thread_id/runs/:run_id/steps",
+    scope: "assistants",
+    handler: AssistantRoutes.listSteps
+  },
+  {
+    method: "GET",
+    path: "/v1/threads/:thread_id/runs/:run_id/steps/:step_id",
+    scope: "assistants",
+    handler: AssistantRoutes.getStep
+  },
   { method: "POST", path: "/v1/feedback", scope: "completions", handler: GuardrailRoutes.createFeedback },
   { method: "GET", path: "/v1/feedback", scope: "logs.read", handler: GuardrailRoutes.listFeedback },
   {

@@ -6,6 +6,7 @@
 import { RequestContext } from "@switchyard/core"
 import { Feedback } from "@switchyard/guardrails"
 import {
+  Assistant,
   ChatCompletion,
   ChatCompletionRequest,
   CompletionRequest,
@@ -14,7 +15,11 @@ import {
   ListQuery,
   PromptTemplate,
   RateLimitPolicy,
+  RunStep,
   StoredObjectRequests,
+  Thread,
+  ThreadMessage,
+  ThreadRun,
   UsageLimitsPolicy
 } from "@switchyard/protocol"
 import { Schema } from "effect"
@@ -49,6 +54,18 @@ export type SchemaName =
   | "CreatePromptVersion"
   | "PublishPrompt"
   | "RunPrompt"
+  | "CreateAssistant"
+  | "ModifyAssistant"
+  | "Assistant"
+  | "CreateThread"
+  | "ModifyThread"
+  | "Thread"
+  | "CreateThreadMessage"
+  | "ModifyThreadMessage"
+  | "ThreadMessage"
+  | "CreateRun"
+  | "ThreadRun"
+  | "RunStep"
   | "List"
   | "ErrorBody"
 
@@ -74,6 +91,18 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   CreatePromptVersion: PromptTemplate.CreatePromptVersion,
   PublishPrompt: PromptTemplate.PublishPrompt,
   RunPrompt: PromptTemplate.RunPrompt,
+  CreateAssistant: Assistant.CreateAssistant,
+  ModifyAssistant: Assistant.ModifyAssistant,
+  Assistant: Assistant.Assistant,
+  CreateThread: Thread.CreateThread,
+  ModifyThread: Thread.ModifyThread,
+  Thread: Thread.Thread,
+  CreateThreadMessage: ThreadMessage.CreateThreadMessage,
+  ModifyThreadMessage: ThreadMessage.ModifyThreadMessage,
+  ThreadMessage: ThreadMessage.ThreadMessage,
+  CreateRun: ThreadRun.CreateRun,
+  ThreadRun: ThreadRun.ThreadRun,
+  RunStep: RunStep.RunStep,
   List,
   ErrorBody: ErrorBody.ErrorBody
 }
@@ -91,6 +120,8 @@ export const tags = {
   "Rate limits": "Requests or tokens per minute, hour or day per group of requests; over the limit, 429.",
   Prompts:
     "Versioned Mustache chat templates, rendered and run through the pipeline as `pp-…`, `pp-…@latest` or `pp-…@N`.",
+  Assistants: "Assistants, threads, messages, runs and run steps, kept by the gateway; a run goes through the "
+    + "pipeline to any provider, with the provider selection its thread was created with.",
   Service: "The gateway itself: health and this description."
 } as const
 
@@ -395,6 +426,124 @@ export const operations: Readonly<Record<string, Operation>> = {
     tag: "Rate limits",
     summary: "Archive a rate-limit policy",
     answer: json("The archived policy: it is no longer enforced.")
+  },
+  "POST /v1/assistants": {
+    tag: "Assistants",
+    summary: "Create an assistant",
+    body: "CreateAssistant",
+    answer: json("The assistant, with its id `asst_…`.", "Assistant")
+  },
+  "GET /v1/assistants": {
+    tag: "Assistants",
+    summary: "List assistants",
+    query: ListQuery.ListQuery,
+    answer: listOf("assistants")
+  },
+  "GET /v1/assistants/:assistant_id": {
+    tag: "Assistants",
+    summary: "Get an assistant",
+    answer: json("The assistant.", "Assistant")
+  },
+  "POST /v1/assistants/:assistant_id": {
+    tag: "Assistants",
+    summary: "Modify an assistant",
+    description: "The fields the body sets change; the others stay.",
+    body: "ModifyAssistant",
+    answer: json("The assistant.", "Assistant")
+  },
+  "DELETE /v1/assistants/:assistant_id": {
+    tag: "Assistants",
+    summary: "Delete an assistant",
+    answer: json("`{id, object: \"assistant.deleted\", deleted: true}`.")
+  },
+  "POST /v1/threads": {
+    tag: "Assistants",
+    summary: "Create a thread",
+    description: "The request's provider selection (a config, a provider with its key, or a virtual key) is kept, "
+      + "sealed, and used by every run of the thread; none is a 400.",
+    body: "CreateThread",
+    headers: providerHeaders,
+    answer: json("The thread, with its id `thread_…`.", "Thread")
+  },
+  "GET /v1/threads/:thread_id": { tag: "Assistants", summary: "Get a thread", answer: json("The thread.", "Thread") },
+  "POST /v1/threads/:thread_id": {
+    tag: "Assistants",
+    summary: "Modify a thread's metadata",
+    body: "ModifyThread",
+    answer: json("The thread.", "Thread")
+  },
+  "DELETE /v1/threads/:thread_id": {
+    tag: "Assistants",
+    summary: "Delete a thread",
+    description: "Its messages, runs and steps go with it.",
+    answer: json("`{id, object: \"thread.deleted\", deleted: true}`.")
+  },
+  "POST /v1/threads/:thread_id/messages": {
+    tag: "Assistants",
+    summary: "Add a message to a thread",
+    body: "CreateThreadMessage",
+    answer: json("The message, with its id `msg_…`.", "ThreadMessage")
+  },
+  "GET /v1/threads/:thread_id/messages": {
+    tag: "Assistants",
+    summary: "List a thread's messages",
+    query: Schema.Struct({
+      ...ListQuery.ListQuery.fields,
+      run_id: Schema.optionalKey(Schema.String.annotate({ description: "Only the messages this run made." }))
+    }),
+    answer: json("The thread's messages in the list shape, a page at a time.", "List")
+  },
+  "GET /v1/threads/:thread_id/messages/:message_id": {
+    tag: "Assistants",
+    summary: "Get a message",
+    answer: json("The message.", "ThreadMessage")
+  },
+  "POST /v1/threads/:thread_id/messages/:message_id": {
+    tag: "Assistants",
+    summary: "Modify a message's metadata",
+    body: "ModifyThreadMessage",
+    answer: json("The message.", "ThreadMessage")
+  },
+  "DELETE /v1/threads/:thread_id/messages/:message_id": {
+    tag: "Assistants",
+    summary: "Delete a message",
+    answer: json("`{id, object: \"thread.message.deleted\", deleted: true}`.")
+  },
+  "POST /v1/threads/:thread_id/runs": {
+    tag: "Assistants",
+    summary: "Run a thread",
+    description: "Answers the run `queued` at once; it then runs in the background through the pipeline with the "
+      + "thread's provider selection. Poll it until it ends. A thread has one active run at a time (400).",
+    body: "CreateRun",
+    answer: json("The queued run, with its id `run_…`.", "ThreadRun")
+  },
+  "GET /v1/threads/:thread_id/runs": {
+    tag: "Assistants",
+    summary: "List a thread's runs",
+    query: ListQuery.ListQuery,
+    answer: json("The thread's runs in the list shape, a page at a time.", "List")
+  },
+  "GET /v1/threads/:thread_id/runs/:run_id": {
+    tag: "Assistants",
+    summary: "Get a run",
+    answer: json("The run.", "ThreadRun")
+  },
+  "POST /v1/threads/:thread_id/runs/:run_id/cancel": {
+    tag: "Assistants",
+    summary: "Cancel a run",
+    description: "A run that has already ended is a 400.",
+    answer: json("The cancelled run.", "ThreadRun")
+  },
+  "GET /v1/threads/:thread_id/runs/:run_id/steps": {
+    tag: "Assistants",
+    summary: "List a run's steps",
+    query: ListQuery.ListQuery,
+    answer: json("The run's steps in the list shape, a page at a time.", "List")
+  },
+  "GET /v1/threads/:thread_id/runs/:run_id/steps/:step_id": {
+    tag: "Assistants",
+    summary: "Get a run step",
+    answer: json("The step.", "RunStep")
   },
   "POST /v1/prompts": {
     tag: "Prompts",

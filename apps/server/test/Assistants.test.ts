@@ -1,0 +1,340 @@
+import { Behaviour, FakeAnthropic } from "@switchyard/fake-providers"
+import OpenAI from "openai"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call, createKey } from "./support/Admin.ts"
+import { useGatewayAndFake } from "./support/Fixtures.ts"
+import * as GatewayProcess from "./support/GatewayProcess.ts"
+
+const harness = useGatewayAndFake()
+const base = () => harness.gateway.baseUrl
+
+let anthropic: FakeAnthropic.FakeAnthropic
+beforeAll(async () => {
+  anthropic = await FakeAnthropic.start({ apiKey: "sk-ant-test" })
+})
+afterAll(() => anthropic?.close())
+
+/** The official client, selecting the OpenAI fake (or `headers`' provider) for the threads it creates. */
+const client = (headers: Record<string, string> = {}, apiKey = "sk-upstream") =>
+  new OpenAI({
+    apiKey,
+    baseURL: `${base()}/v1`,
+    defaultHeaders: {
+      "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+      "x-gateway-provider": "openai",
+      "x-gateway-custom-host": harness.fake.baseUrl,
+      ...headers
+    },
+    maxRetries: 0
+  })
+
+const viaFake = () => ({
+  "x-gateway-provider": "openai",
+  "x-gateway-custom-host": harness.fake.baseUrl,
+  authorization: "Bearer sk-upstream"
+})
+
+const poll = { pollIntervalMs: 20 }
+
+const createThread = async (body: unknown = {}, headers: Record<string, string> = viaFake()) => {
+  const created = await call(base(), "POST", "/v1/threads", { body, headers })
+  if (created.status !== 200) throw new Error(`creating a thread failed: ${created.status} ${created.text}`)
+  return String(created.body.id)
+}
+
+const createAssistant = async (body: unknown = { model: "gpt-4o-mini", instructions: "Be brief." }) => {
+  const created = await call(base(), "POST", "/v1/assistants", { body })
+  if (created.status !== 200) throw new Error(`creating an assistant failed: ${created.status} ${created.text}`)
+  return String(created.body.id)
+}
+
+/** Polls a run over HTTP until it has ended. */
+const settled = async (threadId: string, runId: string) => {
+  for (let attempt = 0; attempt < 250; attempt++) {
+    const run = await call(base(), "GET", `/v1/threads/${threadId}/runs/${runId}`)
+    if (!["queued", "in_progress", "cancelling"].includes(run.body.status)) return run.body
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`run ${runId} did not end`)
+}
+
+describe("assistants and threads through the openai client", () => {
+  it("creates, reads, modifies, lists and deletes an assistant", async () => {
+    const openai = client()
+    const created = await openai.beta.assistants.create({
+      model: "gpt-4o-mini",
+      name: "helper",
+      instructions: "Be brief.",
+      metadata: { team: "search" }
+    })
+    expect(created).toMatchObject({ object: "assistant", model: "gpt-4o-mini", name: "helper", tools: [] })
+    expect(await openai.beta.assistants.retrieve(created.id)).toEqual(created)
+    const updated = await openai.beta.assistants.update(created.id, { name: "helper 2" })
+    expect(updated).toEqual({ ...created, name: "helper 2" })
+    const listed = await openai.beta.assistants.list({ limit: 100 })
+    expect(listed.data.map((assistant) => assistant.id)).toContain(created.id)
+    expect(await openai.beta.assistants.delete(created.id)).toEqual({
+      id: created.id,
+      object: "assistant.deleted",
+      deleted: true
+    })
+    expect((await call(base(), "GET", `/v1/assistants/${created.id}`)).status).toBe(404)
+  })
+
+  it("creates a thread with its first messages and metadata, and runs it to a completed answer", async () => {
+    const openai = client()
+    const assistant = await openai.beta.assistants.create({ model: "gpt-4o-mini", instructions: "Be brief." })
+    const thread = await openai.beta.threads.create({
+      messages: [{ role: "user", content: "hello there" }],
+      metadata: { ticket: "42" }
+    })
+    expect(thread).toMatchObject({ object: "thread", metadata: { ticket: "42" } })
+    const run = await openai.beta.threads.runs.createAndPoll(thread.id, { assistant_id: assistant.id }, poll)
+    expect(run).toMatchObject({ status: "completed", assistant_id: assistant.id, thread_id: thread.id })
+    expect(run.usage?.total_tokens).toBeGreaterThan(0)
+    const messages = await openai.beta.threads.messages.list(thread.id, { order: "asc" })
+    expect(messages.data.map((message) => message.role)).toEqual(["user", "assistant"])
+    const answer = messages.data[1]
+    expect(answer).toMatchObject({ status: "completed", run_id: run.id, assistant_id: assistant.id })
+    expect(answer?.content).toEqual([{ type: "text", text: { value: "echo: hello there", annotations: [] } }])
+    const steps = await openai.beta.threads.runs.steps.list(run.id, { thread_id: thread.id })
+    expect(steps.data).toHaveLength(1)
+    expect(steps.data[0]).toMatchObject({
+      type: "message_creation",
+      status: "completed",
+      step_details: { type: "message_creation", message_creation: { message_id: answer?.id } }
+    })
+    const step = await openai.beta.threads.runs.steps.retrieve(steps.data[0]?.id ?? "", {
+      thread_id: thread.id,
+      run_id: run.id
+    })
+    expect(step).toEqual(steps.data[0])
+    // what reached the provider: the instructions, then the thread, with the thread's key
+    const sent = harness.fake.requests.at(-1)
+    expect(sent?.headers.authorization).toBe("Bearer sk-upstream")
+    expect(sent?.body).toMatchObject({
+      model: "gpt-4o-mini",
+      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hello there" }]
+    })
+    expect((await openai.beta.threads.runs.list(thread.id)).data.map((listed) => listed.id)).toEqual([run.id])
+  })
+
+  it("adds, reads, modifies and deletes messages, and keeps the thread's metadata editable", async () => {
+    const openai = client()
+    const thread = await openai.beta.threads.create()
+    const message = await openai.beta.threads.messages.create(thread.id, { role: "user", content: "note" })
+    expect(message).toMatchObject({ object: "thread.message", role: "user", run_id: null, assistant_id: null })
+    expect(await openai.beta.threads.messages.retrieve(message.id, { thread_id: thread.id })).toEqual(message)
+    const modified = await openai.beta.threads.messages.update(message.id, {
+      thread_id: thread.id,
+      metadata: { seen: "yes" }
+    })
+    expect(modified).toEqual({ ...message, metadata: { seen: "yes" } })
+    expect(await openai.beta.threads.update(thread.id, { metadata: { a: "b" } })).toMatchObject({
+      metadata: { a: "b" }
+    })
+    await openai.beta.threads.messages.delete(message.id, { thread_id: thread.id })
+    expect((await openai.beta.threads.messages.list(thread.id)).data).toEqual([])
+    expect(await openai.beta.threads.delete(thread.id)).toEqual({
+      id: thread.id,
+      object: "thread.deleted",
+      deleted: true
+    })
+    expect((await call(base(), "GET", `/v1/threads/${thread.id}`)).status).toBe(404)
+  })
+
+  it("pages a thread's messages with limit, after and before, as the client's auto-paging follows", async () => {
+    const openai = client()
+    const thread = await openai.beta.threads.create({
+      messages: ["1", "2", "3", "4", "5"].map((content) => ({ role: "user" as const, content }))
+    })
+    const texts: Array<string> = []
+    for await (const message of openai.beta.threads.messages.list(thread.id, { limit: 2, order: "asc" })) {
+      const part = message.content[0]
+      texts.push(part?.type === "text" ? part.text.value : "")
+    }
+    expect(texts).toEqual(["1", "2", "3", "4", "5"])
+    const page = await call(base(), "GET", `/v1/threads/${thread.id}/messages?limit=2`)
+    expect(page.body).toMatchObject({ object: "list", has_more: true })
+    expect(page.body.first_id).toBe(page.body.data[0].id)
+    expect(page.body.last_id).toBe(page.body.data[1].id)
+    const back = await call(base(), "GET", `/v1/threads/${thread.id}/messages?limit=5&before=${page.body.last_id}`)
+    expect(back.body).toMatchObject({ data: [{ id: page.body.first_id }], has_more: false })
+  })
+
+  it("runs a thread on Anthropic, the provider it was created with", async () => {
+    const openai = client(
+      { "x-gateway-provider": "anthropic", "x-gateway-custom-host": anthropic.baseUrl },
+      "sk-ant-test"
+    )
+    const assistant = await openai.beta.assistants.create({ model: "claude-sonnet-4-5", instructions: "Be brief." })
+    const thread = await openai.beta.threads.create({ messages: [{ role: "user", content: "hello" }] })
+    const run = await openai.beta.threads.runs.createAndPoll(thread.id, { assistant_id: assistant.id }, poll)
+    expect(run.status).toBe("completed")
+    const answer = (await openai.beta.threads.messages.list(thread.id)).data[0]
+    const part = answer?.content[0]
+    expect(part?.type === "text" ? part.text.value.length : 0).toBeGreaterThan(0)
+    const sent = anthropic.requests.at(-1)
+    expect(sent?.headers["x-api-key"]).toBe("sk-ant-test")
+    expect(sent?.body).toMatchObject({ model: "claude-sonnet-4-5", system: [{ type: "text", text: "Be brief." }] })
+  })
+})
+
+describe("runs that do not complete", () => {
+  it("fails the run and its step with server_error when the provider answers 500", async () => {
+    const assistantId = await createAssistant()
+    const threadId = await createThread({ messages: [{ role: "user", content: "hi" }] })
+    harness.fake.enqueue(Behaviour.json(500, { error: { message: "upstream broke" } }))
+    const created = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
+    expect(created.body.status).toBe("queued")
+    const run = await settled(threadId, created.body.id)
+    expect(run).toMatchObject({ status: "failed", last_error: { code: "server_error" } })
+    expect(run.last_error.message).toContain("upstream broke")
+    const steps = await call(base(), "GET", `/v1/threads/${threadId}/runs/${run.id}/steps`)
+    expect(steps.body.data[0]).toMatchObject({ status: "failed", last_error: run.last_error })
+  })
+
+  it("fails with rate_limit_exceeded when the provider answers 429", async () => {
+    const assistantId = await createAssistant()
+    const threadId = await createThread({ messages: [{ role: "user", content: "hi" }] })
+    harness.fake.enqueue(Behaviour.json(429, { error: { message: "slow down" } }))
+    const created = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
+    expect(await settled(threadId, created.body.id)).toMatchObject({
+      status: "failed",
+      last_error: { code: "rate_limit_exceeded" }
+    })
+  })
+
+  it("makes the message incomplete with content_filter when the thread's config denies the answer", async () => {
+    const config = {
+      provider: "openai",
+      api_key: "sk-upstream",
+      custom_host: harness.fake.baseUrl,
+      output_guardrails: [{ "default.contains": { words: ["echo"], operator: "none" }, deny: true }]
+    }
+    const assistantId = await createAssistant()
+    const threadId = await createThread({ messages: [{ role: "user", content: "hi" }] }, {
+      "x-gateway-config": JSON.stringify(config)
+    })
+    const created = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
+    const run = await settled(threadId, created.body.id)
+    expect(run).toMatchObject({ status: "incomplete", incomplete_details: { reason: "content_filter" } })
+    const messages = await call(base(), "GET", `/v1/threads/${threadId}/messages?run_id=${run.id}`)
+    expect(messages.body.data).toHaveLength(1)
+    expect(messages.body.data[0]).toMatchObject({
+      status: "incomplete",
+      incomplete_details: { reason: "content_filter" },
+      content: []
+    })
+    expect(JSON.stringify(messages.body)).not.toContain("echo")
+  })
+
+  it("cancels a run the provider has not answered yet", async () => {
+    const assistantId = await createAssistant()
+    const threadId = await createThread({ messages: [{ role: "user", content: "hi" }] })
+    harness.fake.enqueue(Behaviour.stall())
+    const created = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
+    const busy = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
+    expect([busy.status, busy.body.error.param]).toEqual([400, "thread_id"])
+    const cancelled = await call(base(), "POST", `/v1/threads/${threadId}/runs/${created.body.id}/cancel`)
+    expect(cancelled.body).toMatchObject({ status: "cancelled" })
+    expect(cancelled.body.cancelled_at).toBeTypeOf("number")
+    const again = await call(base(), "POST", `/v1/threads/${threadId}/runs/${created.body.id}/cancel`)
+    expect([again.status, again.body.error.param]).toEqual([400, "run_id"])
+  })
+})
+
+describe("bad input answers 400 naming the field", () => {
+  const badLists = [
+    ["limit=0", "limit"],
+    ["limit=101", "limit"],
+    ["limit=ten", "limit"],
+    ["order=sideways", "order"],
+    ["after=msg_unknown", "after"],
+    ["before=msg_unknown", "before"]
+  ] as const
+
+  it.each(badLists)("GET messages?%s", async (query, param) => {
+    const threadId = await createThread()
+    const answer = await call(base(), "GET", `/v1/threads/${threadId}/messages?${query}`)
+    expect([answer.status, answer.body.error.param]).toEqual([400, param])
+  })
+
+  it("accepts the bounds of limit, 1 and 100", async () => {
+    const threadId = await createThread()
+    for (const limit of [1, 100]) {
+      expect((await call(base(), "GET", `/v1/threads/${threadId}/messages?limit=${limit}`)).status).toBe(200)
+    }
+  })
+
+  const tooMuchMetadata = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, "v"]))
+  const badBodies = [
+    ["/v1/assistants", { model: "m", metadata: tooMuchMetadata }, "metadata"],
+    ["/v1/assistants", { model: "m", metadata: { ["k".repeat(65)]: "v" } }, `metadata.${"k".repeat(65)}`],
+    ["/v1/assistants", { model: "m", metadata: { k: "v".repeat(513) } }, "metadata.k"],
+    ["/v1/assistants", { model: "" }, "model"],
+    ["/v1/assistants", { instructions: "no model" }, "model"],
+    ["/v1/assistants", { model: "m", temperature: 3 }, "temperature"],
+    ["/v1/assistants", { model: "m", modle: "typo" }, "modle"],
+    ["/v1/threads", { metadata: { k: 1 } }, "metadata.k"],
+    ["/v1/threads", { messages: [{ role: "system", content: "x" }] }, "messages[0].role"]
+  ] as const
+
+  it.each(badBodies)("POST %s %j", async (path, body, param) => {
+    const answer = await call(base(), "POST", path, { body, headers: viaFake() })
+    expect([answer.status, answer.body.error.param]).toEqual([400, param])
+  })
+
+  it("accepts 16 metadata pairs with 64-character keys and 512-character values", async () => {
+    const metadata = Object.fromEntries(
+      Array.from({ length: 16 }, (_, index) => [`${index}`.padEnd(64, "k"), "v".repeat(512)])
+    )
+    const answer = await call(base(), "POST", "/v1/assistants", { body: { model: "m", metadata } })
+    expect(answer.status).toBe(200)
+    expect(answer.body.metadata).toEqual(metadata)
+  })
+
+  it("refuses a thread that selects no provider", async () => {
+    const answer = await call(base(), "POST", "/v1/threads", { body: {} })
+    expect([answer.status, answer.body.error.param]).toEqual([400, "x-gateway-provider"])
+  })
+
+  it("refuses a message body without content, and a message metadata beyond its bounds", async () => {
+    const threadId = await createThread()
+    const missing = await call(base(), "POST", `/v1/threads/${threadId}/messages`, { body: { role: "user" } })
+    expect([missing.status, missing.body.error.param]).toEqual([400, "content"])
+    const message = await call(base(), "POST", `/v1/threads/${threadId}/messages`, {
+      body: { role: "user", content: "x" }
+    })
+    const modified = await call(base(), "POST", `/v1/threads/${threadId}/messages/${message.body.id}`, {
+      body: { metadata: tooMuchMetadata }
+    })
+    expect([modified.status, modified.body.error.param]).toEqual([400, "metadata"])
+  })
+
+  it("refuses a run of an unknown assistant, with an unknown field, or asking to stream", async () => {
+    const threadId = await createThread()
+    const assistantId = await createAssistant()
+    const cases = [
+      [{ assistant_id: "asst_unknown" }, "assistant_id"],
+      [{ assistant_id: assistantId, truncation: "auto" }, "truncation"],
+      [{ assistant_id: assistantId, stream: true }, "stream"]
+    ] as const
+    for (const [body, param] of cases) {
+      const answer = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body })
+      expect([answer.status, answer.body.error.param]).toEqual([400, param])
+    }
+  })
+})
+
+describe("workspaces and scopes", () => {
+  it("answers 404 for another workspace's thread and 403 without the assistants scope", async () => {
+    const threadId = await createThread()
+    const other = await createKey(base(), ["assistants"], { workspace: "ws-other" })
+    expect((await call(base(), "GET", `/v1/threads/${threadId}`, { key: other })).status).toBe(404)
+    expect((await call(base(), "GET", `/v1/threads/${threadId}/messages`, { key: other })).status).toBe(404)
+    const noScope = await createKey(base(), ["completions"])
+    expect((await call(base(), "GET", `/v1/threads/${threadId}`, { key: noScope })).status).toBe(403)
+    expect((await call(base(), "GET", "/v1/assistants", { key: noScope })).status).toBe(403)
+  })
+})
