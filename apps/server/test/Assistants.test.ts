@@ -236,6 +236,10 @@ describe("runs that do not complete", () => {
     const created = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
     const busy = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
     expect([busy.status, busy.body.error.param]).toEqual([400, "thread_id"])
+    const message = await call(base(), "POST", `/v1/threads/${threadId}/messages`, {
+      body: { role: "user", content: "meanwhile" }
+    })
+    expect([message.status, message.body.error.param]).toEqual([400, "thread_id"])
     const cancelled = await call(base(), "POST", `/v1/threads/${threadId}/runs/${created.body.id}/cancel`)
     expect(cancelled.body).toMatchObject({ status: "cancelled" })
     expect(cancelled.body.cancelled_at).toBeTypeOf("number")

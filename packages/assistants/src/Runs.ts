@@ -32,6 +32,24 @@ export const SWEEP_INTERVAL = Duration.seconds(20)
 
 const ACTIVE: ReadonlySet<ThreadRun.RunStatus> = new Set(["queued", "in_progress", "requires_action", "cancelling"])
 
+/** Whether a run with this status has not ended yet: its thread takes no other run meanwhile. */
+export const isActive = (status: ThreadRun.RunStatus): boolean => ACTIVE.has(status)
+
+/**
+ * The thread's run that has not ended, if any: while it works, the thread takes no new run nor
+ * message (its conversation is what the run sends).
+ */
+export const activeRun = (
+  workspaceId: string,
+  threadId: string
+): Effect.Effect<Option.Option<ThreadRun.ThreadRun>, GatewayError.GatewayError, ThreadStore> =>
+  ThreadStore.use((store) =>
+    Effect.map(
+      store.listRuns(workspaceId, threadId, { limit: 1, order: "desc" }),
+      (page) => Option.filter(Option.fromUndefinedOr(page.data[0]), (run) => ACTIVE.has(run.status))
+    )
+  )
+
 const decodeCompletion = Schema.decodeUnknownOption(ChatCompletion.ChatCompletion)
 /** A guardrail's denial as the guardrails package raises it: the stage tells input from output. */
 const isDenial = Schema.is(
@@ -109,7 +127,9 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
       // the runs this process executes, by id; closing the layer interrupts them (their lease lapses)
       const running = yield* FiberMap.make<string>()
 
-      const finish = (workspaceId: string, run: ThreadRun.ThreadRun) => store.updateRun(workspaceId, run, null)
+      /** Ends a run this process works on, unless another process cancelled it meanwhile. */
+      const end = (workspaceId: string, run: ThreadRun.ThreadRun) =>
+        store.updateRun(workspaceId, run, null, { onlyIf: "in_progress" })
 
       /** The pipeline call of one run, as its creator, with the thread's selection. */
       const call = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller) =>
@@ -160,7 +180,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
         Effect.gen(function*() {
           const startedAt = yield* unix
           if (queued.expires_at !== null && startedAt >= queued.expires_at) {
-            return yield* finish(workspaceId, { ...queued, status: "expired" })
+            return yield* store.updateRun(workspaceId, { ...queued, status: "expired" }, null, { onlyIf: "queued" })
           }
           const run: ThreadRun.ThreadRun = { ...queued, status: "in_progress", started_at: startedAt }
           yield* store.updateRun(workspaceId, run, startedAt + LEASE_SECONDS)
@@ -186,16 +206,21 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           yield* store.insertStep(workspaceId, step)
           // the lease is renewed while the provider works, so no sweep takes the run over
           const renew = unix.pipe(
-            Effect.flatMap((now) => store.updateRun(workspaceId, run, now + LEASE_SECONDS)),
+            Effect.flatMap((now) => store.renewLease(run.id, now + LEASE_SECONDS)),
             Effect.repeat(Schedule.spaced(SWEEP_INTERVAL)),
             Effect.delay(SWEEP_INTERVAL)
           )
           const outcome = yield* Effect.raceFirst(call(workspaceId, run, caller), Effect.andThen(renew, Effect.never))
+          // cancelled meanwhile by a request another process served: the cancellation stands
+          const current = (yield* store.getRun(workspaceId, run.thread_id, run.id)).run
+          if (current.status !== "in_progress") {
+            return yield* store.updateStep(workspaceId, { ...step, status: "cancelled", cancelled_at: yield* unix })
+          }
           const at = yield* unix
           if (outcome._tag === "Failed") {
             const lastError = { code: outcome.code, message: outcome.message }
             yield* store.updateStep(workspaceId, { ...step, status: "failed", failed_at: at, last_error: lastError })
-            return yield* finish(workspaceId, { ...run, status: "failed", failed_at: at, last_error: lastError })
+            return yield* end(workspaceId, { ...run, status: "failed", failed_at: at, last_error: lastError })
           }
           const cut = outcome._tag === "Answered" && outcome.finishReason === "length"
           const filtered = outcome._tag === "Denied" ||
@@ -221,7 +246,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           }
           yield* store.insertMessage(workspaceId, message)
           yield* store.updateStep(workspaceId, { ...step, status: "completed", completed_at: at, usage: outcome.usage })
-          return yield* finish(workspaceId, {
+          return yield* end(workspaceId, {
             ...run,
             status: filtered || cut ? "incomplete" : "completed",
             completed_at: filtered || cut ? null : at,
@@ -248,16 +273,21 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             if (run.status === "queued") {
               yield* start(workspaceId, run, caller)
             } else {
-              yield* finish(workspaceId, {
-                ...run,
-                status: "failed",
-                failed_at: now,
-                last_error: {
-                  code: "server_error",
-                  message: "the gateway process running this run stopped before it ended; " +
-                    "its call is not repeated, so the provider is not charged twice: start a new run"
-                }
-              })
+              yield* store.updateRun(
+                workspaceId,
+                {
+                  ...run,
+                  status: "failed",
+                  failed_at: now,
+                  last_error: {
+                    code: "server_error",
+                    message: "the gateway process running this run stopped before it ended; " +
+                      "its call is not repeated, so the provider is not charged twice: start a new run"
+                  }
+                },
+                null,
+                { onlyIf: "in_progress" }
+              )
             }
           }
         })
@@ -290,11 +320,11 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
                   })
                 ))
             )
-            const recent = yield* store.listRuns(workspaceId, threadId, { limit: 1, order: "desc" })
-            const active = recent.data.find((run) => ACTIVE.has(run.status))
-            if (active !== undefined) {
+            const active = yield* activeRun(workspaceId, threadId).pipe(Effect.provideService(ThreadStore, store))
+            if (Option.isSome(active)) {
               return yield* new GatewayError.InvalidRequest({
-                message: `thread_id: thread ${threadId} already has an active run ${active.id} (${active.status})`,
+                message: `thread_id: thread ${threadId} already has an active run ${active.value.id} ` +
+                  `(${active.value.status})`,
                 param: "thread_id"
               })
             }
@@ -355,7 +385,15 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             // an executing fiber elsewhere (another replica) finds its lease gone and its run cancelled
             yield* FiberMap.remove(running, runId)
             const at = yield* unix
-            return yield* finish(workspaceId, { ...run, status: "cancelled", cancelled_at: at })
+            const steps = yield* store.listSteps(workspaceId, threadId, runId, { limit: 100, order: "asc" })
+            for (const step of steps.data) {
+              if (step.status === "in_progress") {
+                yield* store.updateStep(workspaceId, { ...step, status: "cancelled", cancelled_at: at })
+              }
+            }
+            return yield* store.updateRun(workspaceId, { ...run, status: "cancelled", cancelled_at: at }, null, {
+              onlyIf: run.status
+            })
           }),
         settled: (workspaceId, threadId, runId) =>
           Effect.gen(function*() {

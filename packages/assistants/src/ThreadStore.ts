@@ -166,8 +166,11 @@ export class ThreadStore extends Context.Service<ThreadStore, {
   readonly updateRun: (
     workspaceId: string,
     run: ThreadRun.ThreadRun,
-    leaseUntil?: number | null
+    leaseUntil?: number | null,
+    options?: { readonly onlyIf?: ThreadRun.RunStatus }
   ) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.InternalError>
+  /** Extends the lease of a run still `in_progress`, leaving the run as it is. */
+  readonly renewLease: (runId: string, leaseUntil: number) => Effect.Effect<void, GatewayError.InternalError>
   /**
    * Takes the runs no process holds any more (`queued` or `in_progress` whose lease has passed,
    * or that never had one), leasing each to the caller until `leaseUntil`: each is taken by one
@@ -434,11 +437,17 @@ export class ThreadStore extends Context.Service<ThreadStore, {
           }),
         listRuns: (workspaceId, threadId, query) =>
           Effect.andThen(thread(workspaceId, threadId), runs.page({ workspaceId, parentId: threadId }, query)),
-        updateRun: (workspaceId, changed, leaseUntil) =>
-          runs.update({ workspaceId, parentId: changed.thread_id }, changed, {
-            status: changed.status,
-            ...(leaseUntil === undefined ? {} : { lease_until: leaseUntil })
-          }),
+        updateRun: (workspaceId, changed, leaseUntil, options) =>
+          runs.update(
+            { workspaceId, parentId: changed.thread_id },
+            changed,
+            { status: changed.status, ...(leaseUntil === undefined ? {} : { lease_until: leaseUntil }) },
+            options?.onlyIf === undefined ? sql`1 = 1` : sql`status = ${options.onlyIf}`
+          ),
+        renewLease: (runId, leaseUntil) =>
+          ObjectTable.internal(
+            sql`UPDATE thread_runs SET lease_until = ${leaseUntil} WHERE id = ${runId} AND status = 'in_progress'`
+          ),
         takeAbandoned: (now, leaseUntil, options) =>
           ObjectTable.internal(Effect.gen(function*() {
             // with ignoreLeases, a lease in the future counts as lapsed too

@@ -170,11 +170,15 @@ describe("Runs", () => {
   it.effect("refuses a second run while the thread has an active one, and cancels the first", () => {
     const provider = scripted(Effect.never)
     return Effect.gen(function*() {
-      const { runs, settle, start, thread } = yield* setUp
+      const { runs, settle, start, store, thread } = yield* setUp
       const first = yield* start()
+      // the provider has the request before the run is cancelled
+      yield* Effect.repeat(Effect.sync(() => provider.received.length), { until: (n) => n > 0, times: 1000 })
       assert.strictEqual(failureOf(yield* Effect.flip(start())), "400 thread_id")
       const cancelled = yield* runs.cancel("ws", thread.id, first.id)
       assert.deepStrictEqual([cancelled.status, (yield* settle(first)).status], ["cancelled", "cancelled"])
+      const steps = (yield* store.listSteps("ws", thread.id, first.id, page)).data
+      assert.deepStrictEqual(steps.map((step) => step.status), ["cancelled"])
       assert.strictEqual(failureOf(yield* Effect.flip(runs.cancel("ws", thread.id, first.id))), "400 run_id")
       // the thread takes a new run once the first has ended
       assert.strictEqual((yield* start()).status, "queued")

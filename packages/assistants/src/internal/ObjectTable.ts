@@ -120,12 +120,13 @@ export const make = <A extends { readonly id: string }>(sql: SqlClient.SqlClient
   const update = (
     scope: Scope,
     value: A,
-    columns: Readonly<Record<string, string | number | null>> = {}
+    columns: Readonly<Record<string, string | number | null>> = {},
+    condition: Statement.Fragment = sql`1 = 1`
   ): Effect.Effect<A, GatewayError.InternalError> =>
     internal(Effect.gen(function*() {
       const body = yield* encodeBody(value)
       yield* sql`UPDATE ${sql(table.name)} SET ${sql.update({ body, ...columns })}
-        WHERE ${where(scope)} AND id = ${value.id}`
+        WHERE ${where(scope)} AND id = ${value.id} AND ${condition}`
       return value
     }))
 
