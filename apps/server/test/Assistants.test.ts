@@ -342,3 +342,46 @@ describe("workspaces and scopes", () => {
     expect((await call(base(), "GET", "/v1/assistants", { key: noScope })).status).toBe(403)
   })
 })
+
+describe("a restart during a run", () => {
+  it("on the embedded SQLite data dir, ends the run it interrupted as failed, with the reason", async () => {
+    const first = await GatewayProcess.start()
+    const second = { process: undefined as GatewayProcess.GatewayProcess | undefined }
+    try {
+      const headers = viaFake()
+      const assistant = await call(first.baseUrl, "POST", "/v1/assistants", { body: { model: "gpt-4o-mini" } })
+      const thread = await call(first.baseUrl, "POST", "/v1/threads", {
+        body: { messages: [{ role: "user", content: "hi" }] },
+        headers
+      })
+      harness.fake.enqueue(Behaviour.stall())
+      const run = await call(first.baseUrl, "POST", `/v1/threads/${thread.body.id}/runs`, {
+        body: { assistant_id: assistant.body.id }
+      })
+      // the provider has the call when the process dies
+      for (let attempt = 0; attempt < 250 && harness.fake.requests.length === 0; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(harness.fake.requests).toHaveLength(1)
+      await first.stop("SIGKILL")
+      second.process = await GatewayProcess.start({ GATEWAY_DATA_DIR: first.dataDir })
+      // the new process takes the run over as it starts, in the background
+      const runPath = `/v1/threads/${thread.body.id}/runs/${run.body.id}`
+      let after = await call(second.process.baseUrl, "GET", runPath)
+      for (let attempt = 0; attempt < 100 && after.body.status === "in_progress"; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        after = await call(second.process.baseUrl, "GET", runPath)
+      }
+      expect(after.body).toMatchObject({ status: "failed", last_error: { code: "server_error" } })
+      expect(after.body.last_error.message).toContain("stopped before it ended")
+      // the thread takes a new run, which completes on the restarted process
+      const next = await call(second.process.baseUrl, "POST", `/v1/threads/${thread.body.id}/runs`, {
+        body: { assistant_id: assistant.body.id }
+      })
+      expect(next.body.status).toBe("queued")
+    } finally {
+      await first.stop()
+      await second.process?.stop()
+    }
+  })
+})

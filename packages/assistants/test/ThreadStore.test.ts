@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { ThreadStore } from "@switchyard/assistants"
 import { GatewayError } from "@switchyard/core"
-import type { ListQuery } from "@switchyard/protocol"
+import type { ListQuery, ThreadRun } from "@switchyard/protocol"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer } from "effect"
 
@@ -14,6 +14,36 @@ const page = (query: Partial<ListQuery.ListQuery> = {}): ListQuery.ListQuery => 
 /** The tag of a failure, or the field a 400 names: a test then fails naming what came instead. */
 const failureOf = (error: GatewayError.GatewayError) =>
   error instanceof GatewayError.InvalidRequest ? `400 ${error.param}` : error._tag
+
+const runTemplate: ThreadRun.ThreadRun = {
+  id: "",
+  object: "thread.run",
+  created_at: 0,
+  thread_id: "",
+  assistant_id: "asst_1",
+  status: "queued",
+  required_action: null,
+  last_error: null,
+  expires_at: 600,
+  started_at: null,
+  cancelled_at: null,
+  failed_at: null,
+  completed_at: null,
+  incomplete_details: null,
+  model: "m",
+  instructions: "",
+  tools: [],
+  metadata: {},
+  usage: null,
+  temperature: null,
+  top_p: null,
+  max_prompt_tokens: null,
+  max_completion_tokens: null,
+  truncation_strategy: { type: "auto", last_messages: null },
+  response_format: "auto",
+  tool_choice: "auto",
+  parallel_tool_calls: true
+}
 
 const ids = (objects: ReadonlyArray<{ readonly id: string }>) => objects.map((object) => object.id)
 
@@ -172,6 +202,29 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         const second = yield* threads.createAssistant("ws-l", { model: "m" })
         yield* threads.createAssistant("ws-l-other", { model: "m" })
         assert.deepStrictEqual(ids((yield* threads.listAssistants("ws-l", page())).data), [second.id, first.id])
+      }))
+
+    it.effect("lets one taker claim an abandoned run, and none while a lease holds it", () =>
+      Effect.gen(function*() {
+        const threads = yield* store
+        const thread = yield* threads.createThread("ws-lease", {}, "s")
+        const run = {
+          ...runTemplate,
+          id: ThreadStore.newId("run"),
+          thread_id: thread.id,
+          status: "in_progress" as const
+        }
+        yield* threads.insertRun("ws-lease", run, { keyId: "k", scopes: ["assistants"] }, 10)
+        assert.deepStrictEqual(yield* threads.takeAbandoned(5, 65), [])
+        const taken = yield* threads.takeAbandoned(20, 80)
+        assert.deepStrictEqual(taken.map((one) => [one.workspaceId, one.run.id, one.caller.keyId]), [
+          ["ws-lease", run.id, "k"]
+        ])
+        // the first taker now holds it until 80
+        assert.deepStrictEqual(yield* threads.takeAbandoned(20, 80), [])
+        assert.strictEqual((yield* threads.takeAbandoned(20, 80, { ignoreLeases: true })).length, 1)
+        yield* threads.updateRun("ws-lease", { ...run, status: "failed" }, null)
+        assert.deepStrictEqual(yield* threads.takeAbandoned(100, 160, { ignoreLeases: true }), [])
       }))
 
     it.effect("deletes a thread with its messages", () =>
