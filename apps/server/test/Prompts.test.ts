@@ -369,6 +369,31 @@ describe("POST /v1/prompts/{id}/completions", () => {
     expect(harness.fake.requests).toHaveLength(2)
   })
 
+  it("is held to the caller's rate-limit policies, as a chat completion is", async () => {
+    const created = await createPrompt()
+    const key = await call(base(), "POST", "/v1/api-keys", {
+      body: { name: "prompt rates", scopes: ["completions", "prompts.write"] }
+    })
+    const policy = await call(base(), "POST", "/v1/policies/rate-limits", {
+      body: {
+        name: "prompt runs",
+        conditions: [{ key: "api_key", value: key.body.id }],
+        group_by: [{ key: "api_key" }],
+        type: "requests",
+        unit: "rpm",
+        value: 1
+      }
+    })
+    expect(policy.status).toBe(200)
+    const first = await complete(created.id, { variables }, viaFake(), key.body.key)
+    expect(first.status).toBe(200)
+    expect(first.body.headers["x-ratelimit-remaining-requests"]).toBe("0")
+    const refused = await complete(created.id, { variables }, viaFake(), key.body.key)
+    expect(refused.status).toBe(429)
+    expect(refused.body.error.code).toBe("rate_limit_exceeded")
+    expect(harness.fake.requests).toHaveLength(1)
+  })
+
   it("reads a run's body under the inference limit (GATEWAY_MAX_BODY), not the management one", async () => {
     const created = await createPrompt()
     const document = "d".repeat(2 * 1024 * 1024)
