@@ -177,6 +177,12 @@ export const table: ReadonlyArray<Route> = [
     handler: AssistantRoutes.cancelRun
   },
   {
+    method: "POST",
+    path: "/v1/threads/:thread_id/runs/:run_id/submit_tool_outputs",
+    scope: "assistants",
+    handler: AssistantRoutes.submitToolOutputs
+  },
+  {
     method: "GET",
     path: "/v1/threads/:thread_id/runs/:run_id/steps",
     scope: "assistants",

@@ -180,6 +180,66 @@ describe("assistants and threads through the openai client", () => {
   })
 })
 
+describe("function tools", () => {
+  it("waits in requires_action and goes on with the outputs submitted through the client", async () => {
+    const openai = client()
+    const assistant = await openai.beta.assistants.create({
+      model: "gpt-4o-mini",
+      tools: [{ type: "function", function: { name: "weather", parameters: { type: "object", properties: {} } } }]
+    })
+    const thread = await openai.beta.threads.create({ messages: [{ role: "user", content: "weather in Oslo?" }] })
+    harness.fake.enqueue(Behaviour.json(200, {
+      id: "chatcmpl-tools",
+      object: "chat.completion",
+      created: 1,
+      model: "gpt-4o-mini",
+      choices: [{
+        index: 0,
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_w", type: "function", function: { name: "weather", arguments: "{}" } }]
+        },
+        finish_reason: "tool_calls"
+      }],
+      usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 }
+    }))
+    const waiting = await openai.beta.threads.runs.createAndPoll(thread.id, { assistant_id: assistant.id }, poll)
+    expect(waiting.status).toBe("requires_action")
+    expect(waiting.required_action?.submit_tool_outputs.tool_calls.map((call) => call.id)).toEqual(["call_w"])
+    const wrong = await call(base(), "POST", `/v1/threads/${thread.id}/runs/${waiting.id}/submit_tool_outputs`, {
+      body: { tool_outputs: [{ tool_call_id: "call_x", output: "?" }] }
+    })
+    expect([wrong.status, wrong.body.error.param]).toEqual([400, "tool_outputs"])
+    // the fake calls a tool whenever the request has tools: the answer after the output is scripted
+    harness.fake.enqueue(Behaviour.json(200, {
+      id: "chatcmpl-after",
+      object: "chat.completion",
+      created: 2,
+      model: "gpt-4o-mini",
+      choices: [{ index: 0, message: { role: "assistant", content: "Sunny in Oslo." }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 }
+    }))
+    const done = await openai.beta.threads.runs.submitToolOutputsAndPoll(waiting.id, {
+      thread_id: thread.id,
+      tool_outputs: [{ tool_call_id: "call_w", output: "sunny" }]
+    }, poll)
+    expect([done.status, done.usage?.total_tokens]).toEqual(["completed", 23])
+    expect(harness.fake.requests.at(-1)?.body).toMatchObject({
+      messages: [
+        { role: "user", content: "weather in Oslo?" },
+        { role: "assistant", tool_calls: [{ id: "call_w" }] },
+        { role: "tool", tool_call_id: "call_w", content: "sunny" }
+      ]
+    })
+    const steps = await openai.beta.threads.runs.steps.list(done.id, { thread_id: thread.id, order: "asc" })
+    expect(steps.data.map((step) => [step.type, step.status])).toEqual([
+      ["tool_calls", "completed"],
+      ["message_creation", "completed"]
+    ])
+  })
+})
+
 describe("runs that do not complete", () => {
   it("fails the run and its step with server_error when the provider answers 500", async () => {
     const assistantId = await createAssistant()

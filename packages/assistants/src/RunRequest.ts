@@ -28,11 +28,39 @@ const chatContent = (content: ReadonlyArray<ThreadMessage.MessageContent>): stri
   return parts.every((part) => part.type === "text") ? parts.map((part) => part.text).join("\n") : parts
 }
 
+/** A function the model called in an earlier round of this run, with the output the caller submitted. */
+export interface AnsweredCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+  readonly output: string
+}
+
+/**
+ * After the thread's messages, each round of function calls this run made: the assistant's calls,
+ * then one `tool` message per output, as a chat conversation with tools has them.
+ */
 export const chatBody = (
   run: ThreadRun.ThreadRun,
-  messages: ReadonlyArray<ThreadMessage.ThreadMessage>
+  messages: ReadonlyArray<ThreadMessage.ThreadMessage>,
+  rounds: ReadonlyArray<ReadonlyArray<AnsweredCall>> = []
 ): GatewayRequest.JsonObject => {
-  const conversation = messages.map((message) => ({ role: message.role, content: chatContent(message.content) }))
+  const conversation: Array<GatewayRequest.JsonObject> = messages.map((message) => ({
+    role: message.role,
+    content: chatContent(message.content)
+  }))
+  for (const round of rounds) {
+    conversation.push({
+      role: "assistant",
+      content: null,
+      tool_calls: round.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments }
+      }))
+    })
+    for (const call of round) conversation.push({ role: "tool", tool_call_id: call.id, content: call.output })
+  }
   return {
     model: run.model,
     messages: run.instructions === "" ? conversation : [{ role: "system", content: run.instructions }, ...conversation],

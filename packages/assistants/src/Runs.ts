@@ -17,7 +17,7 @@
  */
 import { ServerSecret } from "@switchyard/auth"
 import { Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
-import { ChatCompletion, type RunStep, type ThreadMessage, type ThreadRun } from "@switchyard/protocol"
+import { ChatCompletion, type ChatTool, type RunStep, type ThreadMessage, type ThreadRun } from "@switchyard/protocol"
 import { Cause, Context, Duration, Effect, Fiber, FiberMap, Layer, Option, Schedule, Schema } from "effect"
 import * as RunRequest from "./RunRequest.ts"
 import * as RunSelection from "./RunSelection.ts"
@@ -56,6 +56,25 @@ const isDenial = Schema.is(
   Schema.Struct({ _tag: Schema.Literal("HookDenied"), stage: Schema.Literals(["before", "after"]) })
 )
 
+/** A function call as a `tool_calls` step records it; `output` is null until it is submitted. */
+const StepToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("function"),
+  function: Schema.Struct({ name: Schema.String, arguments: Schema.String, output: Schema.NullOr(Schema.String) })
+})
+const decodeStepToolCalls = Schema.decodeUnknownOption(Schema.Array(StepToolCall))
+
+/** Usage over the rounds of a run: each pipeline call adds its own. */
+const addUsage = (
+  total: ThreadRun.RunUsage | null,
+  more: ThreadRun.RunUsage | null
+): ThreadRun.RunUsage | null =>
+  total === null || more === null ? more ?? total : {
+    prompt_tokens: total.prompt_tokens + more.prompt_tokens,
+    completion_tokens: total.completion_tokens + more.completion_tokens,
+    total_tokens: total.total_tokens + more.total_tokens
+  }
+
 const unix = Effect.map(Effect.clockWith((clock) => clock.currentTimeMillis), (ms) => Math.floor(ms / 1000))
 
 type Outcome =
@@ -66,6 +85,11 @@ type Outcome =
     readonly usage: ThreadRun.RunUsage | null
   }
   | { readonly _tag: "Denied"; readonly usage: null }
+  | {
+    readonly _tag: "ToolCalls"
+    readonly calls: ReadonlyArray<ChatTool.ToolCall>
+    readonly usage: ThreadRun.RunUsage | null
+  }
   | { readonly _tag: "Failed"; readonly code: string; readonly message: string }
 
 /** What a failed pipeline call tells the run: rate limits apart, everything is a server error. */
@@ -92,6 +116,16 @@ export class Runs extends Context.Service<Runs, {
     workspaceId: string,
     threadId: string,
     runId: string
+  ) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.GatewayError>
+  /**
+   * Continues a run waiting in `requires_action` with an output for each function call it waits
+   * on; the run is `queued` again and goes on in the background.
+   */
+  readonly submitToolOutputs: (
+    workspaceId: string,
+    threadId: string,
+    runId: string,
+    body: ThreadRun.SubmitToolOutputs
   ) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.GatewayError>
   /** The run once this process has stopped working on it (at once when it is not running here). */
   readonly settled: (
@@ -131,6 +165,23 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
       const end = (workspaceId: string, run: ThreadRun.ThreadRun) =>
         store.updateRun(workspaceId, run, null, { onlyIf: "in_progress" })
 
+      /** The function calls of this run's earlier rounds, with their outputs, oldest first. */
+      const answeredRounds = (workspaceId: string, run: ThreadRun.ThreadRun) =>
+        Effect.map(
+          store.listSteps(workspaceId, run.thread_id, run.id, { limit: 100, order: "asc" }),
+          (steps) =>
+            steps.data.flatMap((step) => {
+              if (step.type !== "tool_calls" || step.status !== "completed") return []
+              const calls = Option.getOrElse(decodeStepToolCalls(step.step_details.tool_calls), () => [])
+              return [calls.map((call) => ({
+                id: call.id,
+                name: call.function.name,
+                arguments: call.function.arguments,
+                output: call.function.output ?? ""
+              }))]
+            })
+        )
+
       /** The pipeline call of one run, as its creator, with the thread's selection. */
       const call = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller) =>
         Effect.gen(function*() {
@@ -143,7 +194,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           const messages = yield* store.conversation(workspaceId, run.thread_id)
           const answer = yield* gateway.handle({
             endpoint: "chat.completions",
-            body: RunRequest.chatBody(run, messages),
+            body: RunRequest.chatBody(run, messages, yield* answeredRounds(workspaceId, run)),
             context
           })
           const completion = answer._tag === "Json" && answer.status === 200
@@ -154,24 +205,18 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           }
           const choice = completion.value.choices[0]
           const calls = choice?.message.tool_calls ?? []
-          if (calls.length > 0) {
-            return {
-              _tag: "Failed",
-              code: "server_error",
-              message: `the model called ${calls.map((c) => c.function.name).join(", ")}: function calls ` +
-                "(requires_action, submit_tool_outputs) are not supported by this gateway yet"
-            } as const
+          const reported = completion.value.usage
+          const usage = reported === undefined || reported === null ? null : {
+            prompt_tokens: reported.prompt_tokens,
+            completion_tokens: reported.completion_tokens,
+            total_tokens: reported.total_tokens
           }
-          const usage = completion.value.usage
+          if (calls.length > 0) return { _tag: "ToolCalls", calls, usage } as const
           return {
             _tag: "Answered",
             text: choice?.message.content ?? "",
             finishReason: choice?.finish_reason ?? null,
-            usage: usage === undefined || usage === null ? null : {
-              prompt_tokens: usage.prompt_tokens,
-              completion_tokens: usage.completion_tokens,
-              total_tokens: usage.total_tokens
-            }
+            usage
           } as const
         }).pipe(Effect.catch((error): Effect.Effect<Outcome> => Effect.succeed(failureOf(error))))
 
@@ -182,7 +227,12 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           if (queued.expires_at !== null && startedAt >= queued.expires_at) {
             return yield* store.updateRun(workspaceId, { ...queued, status: "expired" }, null, { onlyIf: "queued" })
           }
-          const run: ThreadRun.ThreadRun = { ...queued, status: "in_progress", started_at: startedAt }
+          // a run continued after its function calls keeps the time it first started
+          const run: ThreadRun.ThreadRun = {
+            ...queued,
+            status: "in_progress",
+            started_at: queued.started_at ?? startedAt
+          }
           yield* store.updateRun(workspaceId, run, startedAt + LEASE_SECONDS)
           const messageId = newId("msg")
           const step: RunStep.RunStep = {
@@ -222,6 +272,37 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             yield* store.updateStep(workspaceId, { ...step, status: "failed", failed_at: at, last_error: lastError })
             return yield* end(workspaceId, { ...run, status: "failed", failed_at: at, last_error: lastError })
           }
+          if (outcome._tag === "ToolCalls") {
+            yield* store.updateStep(workspaceId, {
+              ...step,
+              type: "tool_calls",
+              step_details: {
+                type: "tool_calls",
+                tool_calls: outcome.calls.map((call) => ({
+                  id: call.id,
+                  type: "function",
+                  function: { name: call.function.name, arguments: call.function.arguments, output: null }
+                }))
+              },
+              usage: outcome.usage
+            })
+            // no process holds a run that waits on its caller; it expires at expires_at
+            return yield* end(workspaceId, {
+              ...run,
+              status: "requires_action",
+              required_action: {
+                type: "submit_tool_outputs",
+                submit_tool_outputs: {
+                  tool_calls: outcome.calls.map((call) => ({
+                    id: call.id,
+                    type: "function",
+                    function: { name: call.function.name, arguments: call.function.arguments }
+                  }))
+                }
+              },
+              usage: addUsage(run.usage, outcome.usage)
+            })
+          }
           const cut = outcome._tag === "Answered" && outcome.finishReason === "length"
           const filtered = outcome._tag === "Denied" ||
             (outcome._tag === "Answered" && outcome.finishReason === "content_filter")
@@ -255,7 +336,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
               : cut
               ? { reason: "max_completion_tokens" }
               : null,
-            usage: outcome.usage
+            usage: addUsage(run.usage, outcome.usage)
           })
         }).pipe(
           // a store failure mid-run is logged; the lease then lapses and a sweep ends the run
@@ -268,6 +349,11 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
       const sweepWith = (ignoreLeases: boolean) =>
         Effect.gen(function*() {
           const now = yield* unix
+          for (const { run, workspaceId } of yield* store.waitingRuns(now)) {
+            yield* store.updateRun(workspaceId, { ...run, status: "expired", required_action: null }, null, {
+              onlyIf: "requires_action"
+            })
+          }
           const taken = yield* store.takeAbandoned(now, now + LEASE_SECONDS, { ignoreLeases })
           for (const { workspaceId, run, caller } of taken) {
             if (run.status === "queued") {
@@ -394,6 +480,53 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             return yield* store.updateRun(workspaceId, { ...run, status: "cancelled", cancelled_at: at }, null, {
               onlyIf: run.status
             })
+          }),
+        submitToolOutputs: (workspaceId, threadId, runId, body) =>
+          Effect.gen(function*() {
+            const { caller, run } = yield* store.getRun(workspaceId, threadId, runId)
+            if (run.status !== "requires_action" || run.required_action === null) {
+              return yield* new GatewayError.InvalidRequest({
+                message: `run_id: run ${runId} is ${run.status}, not requires_action: it waits on no tool output`,
+                param: "run_id"
+              })
+            }
+            const expected = run.required_action.submit_tool_outputs.tool_calls.map((call) => call.id)
+            const given = body.tool_outputs.map((output) => output.tool_call_id)
+            const missing = expected.filter((id) => !given.includes(id))
+            const unknown = given.find((id) => !expected.includes(id))
+            if (unknown !== undefined || missing.length > 0 || new Set(given).size !== given.length) {
+              return yield* new GatewayError.InvalidRequest({
+                message: `tool_outputs: one output for each of ${expected.join(", ")} is needed` +
+                  (unknown === undefined ? "" : `; ${unknown} is not one of them`) +
+                  (missing.length === 0 ? "" : `; missing ${missing.join(", ")}`),
+                param: "tool_outputs"
+              })
+            }
+            const at = yield* unix
+            const steps = yield* store.listSteps(workspaceId, threadId, runId, { limit: 100, order: "desc" })
+            const waiting = steps.data.find((step) => step.type === "tool_calls" && step.status === "in_progress")
+            if (waiting !== undefined) {
+              const calls = Option.getOrElse(decodeStepToolCalls(waiting.step_details.tool_calls), () => [])
+              yield* store.updateStep(workspaceId, {
+                ...waiting,
+                status: "completed",
+                completed_at: at,
+                step_details: {
+                  type: "tool_calls",
+                  tool_calls: calls.map((call) => ({
+                    ...call,
+                    function: {
+                      ...call.function,
+                      output: body.tool_outputs.find((output) => output.tool_call_id === call.id)?.output ?? ""
+                    }
+                  }))
+                }
+              })
+            }
+            const queued: ThreadRun.ThreadRun = { ...run, status: "queued", required_action: null }
+            yield* store.updateRun(workspaceId, queued, at + LEASE_SECONDS, { onlyIf: "requires_action" })
+            yield* start(workspaceId, queued, caller)
+            return queued
           }),
         settled: (workspaceId, threadId, runId) =>
           Effect.gen(function*() {

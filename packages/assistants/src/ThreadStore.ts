@@ -70,6 +70,11 @@ const Selection = Schema.Struct({ selection: Schema.String })
 const decodeSelection = Schema.decodeUnknownEffect(Schema.Array(Selection))
 const RunRow = Schema.Struct({ caller: Schema.String })
 const decodeRunRows = Schema.decodeUnknownEffect(Schema.Array(RunRow))
+const decodeWaitingRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
+  workspace_id: Schema.String,
+  body: Schema.fromJsonString(ThreadRun.ThreadRun),
+  caller: CallerJson
+})))
 const IdRow = Schema.Struct({ id: Schema.String, workspace_id: Schema.String })
 const decodeIdRows = Schema.decodeUnknownEffect(Schema.Array(IdRow))
 
@@ -180,6 +185,11 @@ export class ThreadStore extends Context.Service<ThreadStore, {
     now: number,
     leaseUntil: number,
     options?: { readonly ignoreLeases?: boolean }
+  ) => Effect.Effect<ReadonlyArray<{ readonly workspaceId: string } & StoredRun>, GatewayError.InternalError>
+
+  /** The runs waiting on their caller (`requires_action`) past their `expires_at`. */
+  readonly waitingRuns: (
+    now: number
   ) => Effect.Effect<ReadonlyArray<{ readonly workspaceId: string } & StoredRun>, GatewayError.InternalError>
 
   readonly insertStep: (
@@ -473,6 +483,19 @@ export class ThreadStore extends Context.Service<ThreadStore, {
             return taken
           })),
 
+        waitingRuns: (now) =>
+          ObjectTable.internal(
+            sql`SELECT workspace_id, body, caller FROM thread_runs WHERE status = 'requires_action'`.pipe(
+              Effect.flatMap(decodeWaitingRows),
+              Effect.map((rows) =>
+                rows.filter((row) => row.body.expires_at !== null && row.body.expires_at <= now).map((row) => ({
+                  workspaceId: row.workspace_id,
+                  run: row.body,
+                  caller: row.caller
+                }))
+              )
+            )
+          ),
         insertStep: (workspaceId, step) => steps.insert({ workspaceId, parentId: step.run_id }, step, step.created_at),
         updateStep: (workspaceId, step) => steps.update({ workspaceId, parentId: step.run_id }, step),
         getStep: (workspaceId, threadId, runId, id) =>

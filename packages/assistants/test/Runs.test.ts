@@ -259,6 +259,108 @@ const start0 = (assistantId: string, threadId: string) =>
     parallel_tool_calls: true
   })
 
+const toolCall = Effect.succeed(GatewayResponse.json({
+  id: "chatcmpl-2",
+  object: "chat.completion",
+  created: 1,
+  model: "m",
+  choices: [{
+    index: 0,
+    message: {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: "{\"city\":\"Oslo\"}" } }]
+    },
+    finish_reason: "tool_calls"
+  }],
+  usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 }
+}))
+
+const weatherTool = {
+  type: "function" as const,
+  function: { name: "weather", parameters: { type: "object", properties: { city: { type: "string" } } } }
+}
+
+describe("Runs with function tools", () => {
+  it.effect("waits in requires_action on a function call and goes on with the submitted output", () => {
+    const provider = scripted(toolCall, completion("It is sunny in Oslo."))
+    return Effect.gen(function*() {
+      const { runs, settle, start, store, thread } = yield* setUp
+      const waiting = yield* settle(yield* start({ tools: [weatherTool] }))
+      assert.strictEqual(waiting.status, "requires_action")
+      assert.deepStrictEqual(waiting.required_action, {
+        type: "submit_tool_outputs",
+        submit_tool_outputs: {
+          tool_calls: [{
+            id: "call_1",
+            type: "function",
+            function: { name: "weather", arguments: "{\"city\":\"Oslo\"}" }
+          }]
+        }
+      })
+      assert.deepStrictEqual(provider.received[0]?.body.tools, [weatherTool])
+      const wrong = yield* Effect.flip(
+        runs.submitToolOutputs("ws", thread.id, waiting.id, { tool_outputs: [{ tool_call_id: "call_9", output: "x" }] })
+      )
+      assert.strictEqual(failureOf(wrong), "400 tool_outputs")
+      const missing = yield* Effect.flip(runs.submitToolOutputs("ws", thread.id, waiting.id, { tool_outputs: [] }))
+      assert.strictEqual(failureOf(missing), "400 tool_outputs")
+      const queued = yield* runs.submitToolOutputs("ws", thread.id, waiting.id, {
+        tool_outputs: [{ tool_call_id: "call_1", output: "sunny" }]
+      })
+      assert.deepStrictEqual([queued.status, queued.required_action], ["queued", null])
+      const done = yield* settle(queued)
+      assert.strictEqual(done.status, "completed")
+      assert.deepStrictEqual(done.usage, { prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 })
+      assert.deepStrictEqual(provider.received[1]?.body.messages, [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id: "call_1",
+            type: "function",
+            function: { name: "weather", arguments: "{\"city\":\"Oslo\"}" }
+          }]
+        },
+        { role: "tool", tool_call_id: "call_1", content: "sunny" }
+      ])
+      const steps = (yield* store.listSteps("ws", thread.id, done.id, page)).data
+      assert.deepStrictEqual(steps.map((step) => [step.type, step.status]), [
+        ["tool_calls", "completed"],
+        ["message_creation", "completed"]
+      ])
+      assert.deepStrictEqual(steps[0]?.step_details.tool_calls, [
+        {
+          id: "call_1",
+          type: "function",
+          function: { name: "weather", arguments: "{\"city\":\"Oslo\"}", output: "sunny" }
+        }
+      ])
+      const again = yield* Effect.flip(
+        runs.submitToolOutputs("ws", thread.id, done.id, { tool_outputs: [{ tool_call_id: "call_1", output: "x" }] })
+      )
+      assert.strictEqual(failureOf(again), "400 run_id")
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("expires a run that waits on its caller past expires_at", () => {
+    const provider = scripted(toolCall)
+    return Effect.gen(function*() {
+      const { runs, settle, start } = yield* setUp
+      const waiting = yield* settle(yield* start({ tools: [weatherTool] }))
+      assert.strictEqual(waiting.status, "requires_action")
+      yield* TestClock.adjust(`${Runs.EXPIRES_AFTER_SECONDS - 30} seconds`)
+      assert.strictEqual((yield* settle(waiting)).status, "requires_action")
+      yield* TestClock.adjust("60 seconds")
+      yield* runs.sweep
+      const expired = yield* settle(waiting)
+      assert.deepStrictEqual([expired.status, expired.required_action], ["expired", null])
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+})
+
 describe("Runs on a database only this process opens", () => {
   it.effect("takes over at start-up a run left in_progress, however long its lease", () => {
     const provider = scripted()

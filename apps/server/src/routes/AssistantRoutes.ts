@@ -21,6 +21,7 @@ const modifyThreadBody = body(Thread.ModifyThread)
 const createMessageBody = body(ThreadMessage.CreateThreadMessage)
 const modifyMessageBody = body(ThreadMessage.ModifyThreadMessage)
 const createRunBody = body(ThreadRun.CreateRun)
+const submitToolOutputsBody = body(ThreadRun.SubmitToolOutputs)
 const decodeListQuery = InvalidInput.decodeInput(ListQuery.ListQuery)
 
 const queryOf = (input: RouteInput) => Object.fromEntries(new URL(input.request.url, "http://gateway").searchParams)
@@ -150,6 +151,21 @@ export const getRun: Handler<Store> = (input) =>
 
 export const cancelRun: Handler<Runs.Runs> = (input) =>
   Runs.Runs.use((runs) => runs.cancel(workspace(input), param(input, "thread_id"), param(input, "run_id")))
+
+/** Continues a run waiting in `requires_action`; streaming the continuation is not offered yet. */
+export const submitToolOutputs: Handler<Runs.Runs | BodyDeadlines> = (input) =>
+  Effect.gen(function*() {
+    const request = yield* submitToolOutputsBody(input.request)
+    if (request.stream === true) {
+      return yield* new GatewayError.InvalidRequest({
+        message: "stream: streaming a run is not supported yet; submit without stream and poll the run",
+        param: "stream"
+      })
+    }
+    return yield* Runs.Runs.use((runs) =>
+      runs.submitToolOutputs(workspace(input), param(input, "thread_id"), param(input, "run_id"), request)
+    )
+  })
 
 export const listSteps: Handler<Store> = (input) =>
   Effect.flatMap(

@@ -65,6 +65,7 @@ export type SchemaName =
   | "ThreadMessage"
   | "CreateRun"
   | "ThreadRun"
+  | "SubmitToolOutputs"
   | "RunStep"
   | "List"
   | "ErrorBody"
@@ -102,6 +103,7 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   ThreadMessage: ThreadMessage.ThreadMessage,
   CreateRun: ThreadRun.CreateRun,
   ThreadRun: ThreadRun.ThreadRun,
+  SubmitToolOutputs: ThreadRun.SubmitToolOutputs,
   RunStep: RunStep.RunStep,
   List,
   ErrorBody: ErrorBody.ErrorBody
@@ -533,6 +535,14 @@ export const operations: Readonly<Record<string, Operation>> = {
     summary: "Cancel a run",
     description: "A run that has already ended is a 400.",
     answer: json("The cancelled run.", "ThreadRun")
+  },
+  "POST /v1/threads/:thread_id/runs/:run_id/submit_tool_outputs": {
+    tag: "Assistants",
+    summary: "Submit the outputs of a run's function calls",
+    description: "For a run in `requires_action`: one output per call it waits on (else 400 naming `tool_outputs`); "
+      + "the run is queued again and goes on in the background.",
+    body: "SubmitToolOutputs",
+    answer: json("The queued run.", "ThreadRun")
   },
   "GET /v1/threads/:thread_id/runs/:run_id/steps": {
     tag: "Assistants",
