@@ -197,4 +197,21 @@ describe("usage counters while Redis is down", () => {
       await gateway.stop()
     }
   }, 30_000)
+
+  it("rate windows follow the same rule: closed answers 503 when a rate-limit policy cannot be checked", async () => {
+    await redis.restart()
+    const gateway = await GatewayProcess.start({ REDIS_URL: redis.url })
+    try {
+      const key = await keyUnderRateLimit(gateway.baseUrl, 1000)
+      fake.reset()
+      fake.setDefault(fixedUsage)
+      expect((await ask(gateway.baseUrl, key, fake)).status).toBe(200)
+      await redis.kill()
+      const refused = await ask(gateway.baseUrl, key, fake)
+      expect(refused.status).toBe(503)
+      expect(fake.requests).toHaveLength(1)
+    } finally {
+      await gateway.stop()
+    }
+  }, 30_000)
 })

@@ -2,6 +2,7 @@ import { Behaviour } from "@switchyard/fake-providers"
 import { describe, expect, it } from "vitest"
 import { call, chatVia } from "./support/Admin.ts"
 import { chatBody, sseData, useGatewayAndFake } from "./support/Fixtures.ts"
+import * as GatewayProcess from "./support/GatewayProcess.ts"
 
 const harness = useGatewayAndFake()
 const base = () => harness.gateway.baseUrl
@@ -323,4 +324,38 @@ describe("usage-limits enforcement", () => {
       (afterEmbeddings ?? 0) + completed.body.usage.total_tokens
     )
   })
+})
+
+describe("usage counters of the embedded default", () => {
+  it("survive a restart on the same data dir", async () => {
+    harness.fake.setDefault(fixedUsage(20))
+    const first = await GatewayProcess.start()
+    const via = (baseUrl: string, key: string) =>
+      chatVia(baseUrl, key, {
+        "x-gateway-provider": "openai",
+        "x-gateway-custom-host": harness.fake.baseUrl,
+        authorization: "Bearer sk-upstream"
+      }, chatBody({ max_tokens: 16 }))
+    const created = await call(first.baseUrl, "POST", "/v1/api-keys", {
+      body: { name: "restart", scopes: ["completions"] }
+    })
+    const policy = await call(first.baseUrl, "POST", "/v1/policies/usage-limits", {
+      body: policyFor(created.body.id, { credit_limit: 60 })
+    })
+    expect([(await via(first.baseUrl, created.body.key)).status, (await via(first.baseUrl, created.body.key)).status])
+      .toEqual([200, 200])
+    await first.stop()
+    const second = await GatewayProcess.start({ GATEWAY_DATA_DIR: first.dataDir })
+    try {
+      const read = await call(second.baseUrl, "GET", `/v1/policies/usage-limits/${policy.body.id}?include_usage=true`)
+      expect(read.body.value_key_usage_map[`api_key:${created.body.id}`].usage).toBe(40)
+      expect([
+        (await via(second.baseUrl, created.body.key)).status,
+        (await via(second.baseUrl, created.body.key)).status
+      ])
+        .toEqual([200, 412])
+    } finally {
+      await second.stop()
+    }
+  }, 30_000)
 })
