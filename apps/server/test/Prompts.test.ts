@@ -454,6 +454,29 @@ describe("prompt_id in a config", () => {
     }
   })
 
+  it("runs leaves that name only their prompt on each prompt's own integration", async () => {
+    const slug = `ab-${Date.now()}`
+    await call(base(), "POST", "/v1/integrations", {
+      body: { slug, provider: "openai", api_key: "sk-ab", custom_host: harness.fake.baseUrl }
+    })
+    const never = await createPrompt({ ...greeting, integration: slug, template: [{ role: "user", content: "A" }] })
+    const always = await createPrompt({
+      ...greeting,
+      integration: slug,
+      template: [{ role: "user", content: "B {{topic}}" }]
+    })
+    const config = {
+      strategy: { mode: "loadbalance" },
+      targets: [{ prompt_id: never.id, weight: 0 }, { prompt_id: always.id }]
+    }
+    const answer = await complete(never.id, { variables }, { "x-gateway-config": JSON.stringify(config) })
+    expect(answer.status).toBe(200)
+    expect(answer.body.body.choices[0].message.content).toBe("echo: B ships")
+    expect(answer.body.headers["x-gateway-provider"]).toBe(`@${slug}`)
+    expect(answer.body.headers["x-gateway-last-used-option-index"]).toBe("config.targets[1]")
+    expect(harness.fake.requests[0]?.headers.authorization).toBe("Bearer sk-ab")
+  })
+
   it("streams from the leaf's own prompt", async () => {
     const path = await createPrompt()
     const own = await createPrompt({ ...greeting, template: [{ role: "user", content: "own {{topic}}" }] })

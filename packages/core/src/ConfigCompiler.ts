@@ -25,6 +25,12 @@ export const OPTION_INDEX_HEADER = "x-gateway-last-used-option-index"
 /** The provider name under which stored credentials (`@slug`, virtual keys) are resolved. */
 export const STORED_PROVIDER = "@"
 
+/**
+ * The provider of a leaf that names only its prompt (`prompt_id`, no provider): the prompt stage
+ * answers in its place with the prompt's own provider; anywhere else it has none.
+ */
+export const PROMPT_PROVIDER = "prompt_id"
+
 /** Compiles a tree; `path` is the root's name in messages and headers. */
 export const compile = (
   root: ConfigNode,
@@ -67,21 +73,32 @@ const compileLeaf = (node: ConfigNode, path: string): Effect.Effect<Dispatch, In
   // a leaf named by a virtual key goes to the stored-credentials adapter, like an `@slug`
   const provider = node.provider ?? (node.virtual_key === undefined ? undefined : STORED_PROVIDER)
   if (provider === undefined) {
-    return Effect.fail(
-      new InvalidRequest({
-        message: `${path}: names no provider (set provider, or strategy with targets)`,
-        param: `${path}.provider`
-      })
-    )
+    const noProvider = new InvalidRequest({
+      message: `${path}: names no provider (set provider, or strategy with targets)`,
+      param: `${path}.provider`
+    })
+    if (node.prompt_id === undefined) return Effect.fail(noProvider)
+    // unlabelled: the prompt stage, outermost, runs a leaf of the prompt's provider, which labels its answers
+    return withStages({ ...node, provider: PROMPT_PROVIDER }, path, () => Effect.fail(noProvider))
   }
   const target: ProviderTarget = { ...node, provider }
-  return Effect.gen(function*() {
-    const upstream = yield* dispatchFor(target)
+  return Effect.flatMap(
+    dispatchFor(target),
+    (upstream) => Effect.map(withStages(target, path, upstream), (dispatch) => labelled(dispatch, provider, path))
+  )
+}
+
+/** The leaf's stages around its upstream call, under its `override_params`. */
+const withStages = (
+  target: ProviderTarget,
+  path: string,
+  upstream: Dispatch
+): Effect.Effect<Dispatch, InvalidRequest, Stages> =>
+  Effect.gen(function*() {
     const middleware = []
     for (const stage of yield* (yield* Stages).ordered) middleware.push(yield* stage.factory(target, path))
-    return labelled(overridden(compose(upstream, ...middleware), target), provider, path)
+    return overridden(compose(upstream, ...middleware), target)
   })
-}
 
 /** Applies `override_params` to the provider-bound body. */
 const overridden = (dispatch: Dispatch, target: ProviderTarget): Dispatch => {

@@ -18,12 +18,9 @@ const PromptsLive = (adapters: ReadonlyArray<ProviderRegistry.ProviderAdapter>, 
     Layer.provide(ProviderSelection.Selectors.layerHeaders),
     Layer.provide(
       ConfigCompiler.ConfigCompiler.layer().pipe(
-        Layer.provide([
-          PromptStage.layer,
-          Strategy.Strategies.layerSingle,
-          ProviderRegistry.ProviderRegistry.layer(adapters)
-        ]),
-        Layer.provide(Stage.Stages.layer)
+        Layer.provide([PromptStage.layer, Strategy.Strategies.layerSingle]),
+        // one set of stages and one registry, for the compiler and the prompt stage
+        Layer.provide([Stage.Stages.layer, ProviderRegistry.ProviderRegistry.layer(adapters)])
       )
     ),
     Layer.provideMerge(PromptStore.PromptStore.layer),

@@ -54,8 +54,8 @@ const gatewayWith = (adapter: ProviderRegistry.ProviderAdapter) =>
     Layer.provide(ProviderSelection.Selectors.layerHeaders),
     Layer.provide(
       ConfigCompiler.ConfigCompiler.layer().pipe(
-        Layer.provide([PromptStage.layer, routing, ProviderRegistry.ProviderRegistry.layer([adapter])]),
-        Layer.provide(Stage.Stages.layer)
+        Layer.provide([PromptStage.layer, routing]),
+        Layer.provide([Stage.Stages.layer, ProviderRegistry.ProviderRegistry.layer([adapter])])
       )
     ),
     Layer.provideMerge(PromptStore.PromptStore.layer),
@@ -151,6 +151,37 @@ describe("PromptRun and PromptStage", () => {
     }).pipe(Effect.provide(gatewayWith(upstream.adapter)))
   })
 
+  it.effect("gives a leaf that names only its prompt the prompt's provider", () => {
+    const upstream = recording()
+    return Effect.gen(function*() {
+      const path = yield* create()
+      const failing = yield* create({ provider: "failing", template: [{ role: "user", content: "A {{topic}}" }] })
+      const answering = yield* create({ provider: "openai", template: [{ role: "user", content: "B {{topic}}" }] })
+      const config = {
+        strategy: { mode: "fallback" },
+        api_key: "sk-shared",
+        targets: [{ prompt_id: failing.id }, { prompt_id: answering.id }]
+      }
+      const answer = yield* complete(path.id, { variables: { topic: "tea" } }, {
+        "x-gateway-config": JSON.stringify(config)
+      })
+      assert.strictEqual(answer.headers["x-gateway-provider"], "openai")
+      assert.strictEqual(answer.headers["x-gateway-last-used-option-index"], "config.targets[1]")
+      assert.deepStrictEqual(upstream.received.map((call) => [call.provider, call.body.messages]), [
+        ["failing", [{ role: "user", content: "A tea" }]],
+        ["openai", [{ role: "user", content: "B tea" }]]
+      ])
+      const nowhere = yield* create()
+      const refused = yield* Effect.flip(
+        complete(path.id, { variables: { topic: "tea" } }, {
+          "x-gateway-config": JSON.stringify({ prompt_id: nowhere.id })
+        })
+      )
+      assert.strictEqual(refused instanceof GatewayError.InvalidRequest ? refused.param : "", "config.prompt_id")
+      assert.strictEqual(upstream.received.length, 2)
+    }).pipe(Effect.provide(gatewayWith(upstream.adapter)))
+  })
+
   it.effect("refuses a leaf with prompt_id outside a prompt completion, naming it, before any provider", () => {
     const upstream = recording()
     return Effect.gen(function*() {
@@ -172,6 +203,16 @@ describe("PromptRun and PromptStage", () => {
         refused instanceof GatewayError.InvalidRequest ? refused.param : "",
         "config.targets[0].prompt_id"
       )
+      const alone = yield* Effect.flip(
+        Effect.flatMap(
+          RequestContext.inProcess({
+            principal,
+            headers: { "x-gateway-config": JSON.stringify({ prompt_id: prompt.id }) }
+          }),
+          (context) => Gateway.Gateway.use((gateway) => gateway.handle({ endpoint: "chat.completions", body, context }))
+        )
+      )
+      assert.strictEqual(alone instanceof GatewayError.InvalidRequest ? alone.param : "", "config.prompt_id")
       assert.strictEqual(upstream.received.length, 0)
     }).pipe(Effect.provide(gatewayWith(upstream.adapter)))
   })
