@@ -123,6 +123,23 @@ describe("ConfigCompiler.compile", () => {
       assert.strictEqual(error.param, "config.provider")
     }))
 
+  it.effect("compiles a leaf that names only its prompt around stages that see the placeholder provider", () =>
+    Effect.gen(function*() {
+      const fake = recordingAdapter()
+      const seen: Array<string> = []
+      const stage = Stage.make("prompt", "watch", (target) =>
+        Effect.sync(() => {
+          seen.push(target.provider)
+          return (next) => next
+        }))
+      const dispatch = yield* compileWith([fake.adapter], { prompt_id: "pp-1" }, { stages: [stage] })
+      assert.deepStrictEqual(seen, [ConfigCompiler.PROMPT_PROVIDER])
+      // without a stage that answers for it, such a leaf has no provider: the same 400, when it runs
+      const error = yield* Effect.flip(dispatch(request()))
+      assert.strictEqual(error instanceof GatewayError.InvalidRequest ? error.param : error._tag, "config.provider")
+      assert.deepStrictEqual(fake.built, [])
+    }))
+
   it.effect("fails with InvalidRequest naming a strategy mode the gateway does not have", () =>
     Effect.gen(function*() {
       const config: ConfigNode.ConfigNode = { strategy: { mode: "loadbalance" }, targets: [{ provider: "fake" }] }
