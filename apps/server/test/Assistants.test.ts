@@ -180,6 +180,51 @@ describe("assistants and threads through the openai client", () => {
   })
 })
 
+describe("streamed runs", () => {
+  it("streams the run's events to the client's run stream, ending with the completed run", async () => {
+    const openai = client()
+    const assistant = await openai.beta.assistants.create({ model: "gpt-4o-mini" })
+    const thread = await openai.beta.threads.create({ messages: [{ role: "user", content: "stream me" }] })
+    const events: Array<string> = []
+    const stream = openai.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id })
+    for await (const event of stream) events.push(event.event)
+    expect(events).toEqual([
+      "thread.run.created",
+      "thread.run.queued",
+      "thread.run.in_progress",
+      "thread.run.step.created",
+      "thread.run.step.in_progress",
+      "thread.message.created",
+      "thread.message.in_progress",
+      "thread.message.delta",
+      "thread.message.completed",
+      "thread.run.step.completed",
+      "thread.run.completed"
+    ])
+    const run = await stream.finalRun()
+    expect(run.status).toBe("completed")
+    const messages = await stream.finalMessages()
+    const part = messages[0]?.content[0]
+    expect(part?.type === "text" ? part.text.value : "").toBe("echo: stream me")
+  })
+
+  it("ends the raw stream with event: done and data: [DONE]", async () => {
+    const assistantId = await createAssistant()
+    const threadId = await createThread({ messages: [{ role: "user", content: "hi" }] })
+    const response = await fetch(`${base()}/v1/threads/${threadId}/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-gateway-api-key": GatewayProcess.ADMIN_KEY },
+      body: JSON.stringify({ assistant_id: assistantId, stream: true })
+    })
+    expect(response.headers.get("content-type")).toContain("text/event-stream")
+    const text = await response.text()
+    expect(text.startsWith("event: thread.run.created\ndata: {")).toBe(true)
+    const names = text.split("\n\n").filter((event) => event !== "").map((event) => event.split("\n")[0])
+    expect(names.slice(-2)).toEqual(["event: thread.run.completed", "event: done"])
+    expect(text.endsWith("event: done\ndata: [DONE]\n\n")).toBe(true)
+  })
+})
+
 describe("function tools", () => {
   it("waits in requires_action and goes on with the outputs submitted through the client", async () => {
     const openai = client()
@@ -376,13 +421,13 @@ describe("bad input answers 400 naming the field", () => {
     expect([modified.status, modified.body.error.param]).toEqual([400, "metadata"])
   })
 
-  it("refuses a run of an unknown assistant, with an unknown field, or asking to stream", async () => {
+  it("refuses a run of an unknown assistant or with an unknown field", async () => {
     const threadId = await createThread()
     const assistantId = await createAssistant()
     const cases = [
       [{ assistant_id: "asst_unknown" }, "assistant_id"],
       [{ assistant_id: assistantId, truncation: "auto" }, "truncation"],
-      [{ assistant_id: assistantId, stream: true }, "stream"]
+      [{ assistant_id: assistantId, stream: "yes" }, "stream"]
     ] as const
     for (const [body, param] of cases) {
       const answer = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body })

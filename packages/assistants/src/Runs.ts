@@ -18,7 +18,20 @@
 import { ServerSecret } from "@switchyard/auth"
 import { Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
 import { ChatCompletion, type ChatTool, type RunStep, type ThreadMessage, type ThreadRun } from "@switchyard/protocol"
-import { Cause, Context, Duration, Effect, Fiber, FiberMap, Layer, Option, Schedule, Schema } from "effect"
+import {
+  Cause,
+  Context,
+  Duration,
+  Effect,
+  Fiber,
+  FiberMap,
+  Layer,
+  Option,
+  Queue,
+  Schedule,
+  Schema,
+  Stream
+} from "effect"
 import * as RunRequest from "./RunRequest.ts"
 import * as RunSelection from "./RunSelection.ts"
 import { type Caller, newId, ThreadStore } from "./ThreadStore.ts"
@@ -64,6 +77,23 @@ const StepToolCall = Schema.Struct({
 })
 const decodeStepToolCalls = Schema.decodeUnknownOption(Schema.Array(StepToolCall))
 
+/** One server-sent event of a streamed run, named as the common assistants format names them. */
+export interface RunEvent {
+  readonly event: string
+  readonly data: unknown
+}
+
+/** The events after which a run's stream ends: the run has ended or waits on its caller. */
+const FINAL_EVENTS: ReadonlySet<string> = new Set([
+  "thread.run.completed",
+  "thread.run.incomplete",
+  "thread.run.failed",
+  "thread.run.cancelled",
+  "thread.run.expired",
+  "thread.run.requires_action",
+  "error"
+])
+
 /** Usage over the rounds of a run: each pipeline call adds its own. */
 const addUsage = (
   total: ThreadRun.RunUsage | null,
@@ -105,12 +135,28 @@ const failureOf = (error: GatewayError.GatewayError): Outcome => {
 }
 
 export class Runs extends Context.Service<Runs, {
-  /** Creates a `queued` run of the thread and starts it in the background. */
+  /** Creates a `queued` run of the thread and starts it in the background (`stream` is for the route to read). */
   readonly create: (options: {
     readonly context: RequestContext.RequestContext
     readonly threadId: string
     readonly body: ThreadRun.CreateRun
   }) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.GatewayError>
+  /**
+   * {@link create} with its events: `thread.run.created`, `thread.run.queued`, then every change
+   * until the run ends or waits on its caller. The text arrives as one `thread.message.delta`.
+   */
+  readonly createStreaming: (options: {
+    readonly context: RequestContext.RequestContext
+    readonly threadId: string
+    readonly body: ThreadRun.CreateRun
+  }) => Effect.Effect<Stream.Stream<RunEvent>, GatewayError.GatewayError>
+  /** {@link submitToolOutputs} with the continued run's events. */
+  readonly submitToolOutputsStreaming: (
+    workspaceId: string,
+    threadId: string,
+    runId: string,
+    body: ThreadRun.SubmitToolOutputs
+  ) => Effect.Effect<Stream.Stream<RunEvent>, GatewayError.GatewayError>
   /** Cancels a run that has not ended; an ended one is a 400. */
   readonly cancel: (
     workspaceId: string,
@@ -160,6 +206,21 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
       const secret = yield* ServerSecret.ServerSecret
       // the runs this process executes, by id; closing the layer interrupts them (their lease lapses)
       const running = yield* FiberMap.make<string>()
+      // the streams that follow a run this process works on, by run id
+      const listeners = new Map<string, Queue.Queue<RunEvent>>()
+      const emit = (runId: string, event: string, data: unknown) => {
+        const queue = listeners.get(runId)
+        return queue === undefined ? Effect.void : Effect.asVoid(Queue.offer(queue, { event, data }))
+      }
+      /** Follows a run from now on, until its stream's last event. */
+      const follow = (runId: string) =>
+        Effect.map(Queue.unbounded<RunEvent>(), (queue) => {
+          listeners.set(runId, queue)
+          return Stream.fromQueue(queue).pipe(
+            Stream.takeUntil((event) => FINAL_EVENTS.has(event.event)),
+            Stream.ensuring(Effect.sync(() => listeners.delete(runId)))
+          )
+        })
 
       /** Ends a run this process works on, unless another process cancelled it meanwhile. */
       const end = (workspaceId: string, run: ThreadRun.ThreadRun) =>
@@ -225,7 +286,9 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
         Effect.gen(function*() {
           const startedAt = yield* unix
           if (queued.expires_at !== null && startedAt >= queued.expires_at) {
-            return yield* store.updateRun(workspaceId, { ...queued, status: "expired" }, null, { onlyIf: "queued" })
+            const expired: ThreadRun.ThreadRun = { ...queued, status: "expired" }
+            yield* emit(queued.id, "thread.run.expired", expired)
+            return yield* store.updateRun(workspaceId, expired, null, { onlyIf: "queued" })
           }
           // a run continued after its function calls keeps the time it first started
           const run: ThreadRun.ThreadRun = {
@@ -234,6 +297,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             started_at: queued.started_at ?? startedAt
           }
           yield* store.updateRun(workspaceId, run, startedAt + LEASE_SECONDS)
+          yield* emit(run.id, "thread.run.in_progress", run)
           const messageId = newId("msg")
           const step: RunStep.RunStep = {
             id: newId("step"),
@@ -254,6 +318,8 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             usage: null
           }
           yield* store.insertStep(workspaceId, step)
+          yield* emit(run.id, "thread.run.step.created", step)
+          yield* emit(run.id, "thread.run.step.in_progress", step)
           // the lease is renewed while the provider works, so no sweep takes the run over
           const renew = unix.pipe(
             Effect.flatMap((now) => store.renewLease(run.id, now + LEASE_SECONDS)),
@@ -269,11 +335,15 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           const at = yield* unix
           if (outcome._tag === "Failed") {
             const lastError = { code: outcome.code, message: outcome.message }
-            yield* store.updateStep(workspaceId, { ...step, status: "failed", failed_at: at, last_error: lastError })
-            return yield* end(workspaceId, { ...run, status: "failed", failed_at: at, last_error: lastError })
+            const failedStep: RunStep.RunStep = { ...step, status: "failed", failed_at: at, last_error: lastError }
+            yield* store.updateStep(workspaceId, failedStep)
+            yield* emit(run.id, "thread.run.step.failed", failedStep)
+            const failed: ThreadRun.ThreadRun = { ...run, status: "failed", failed_at: at, last_error: lastError }
+            yield* emit(run.id, "thread.run.failed", failed)
+            return yield* end(workspaceId, failed)
           }
           if (outcome._tag === "ToolCalls") {
-            yield* store.updateStep(workspaceId, {
+            const callsStep: RunStep.RunStep = {
               ...step,
               type: "tool_calls",
               step_details: {
@@ -285,9 +355,15 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
                 }))
               },
               usage: outcome.usage
+            }
+            yield* store.updateStep(workspaceId, callsStep)
+            yield* emit(run.id, "thread.run.step.delta", {
+              id: step.id,
+              object: "thread.run.step.delta",
+              delta: { step_details: callsStep.step_details }
             })
             // no process holds a run that waits on its caller; it expires at expires_at
-            return yield* end(workspaceId, {
+            const waiting: ThreadRun.ThreadRun = {
               ...run,
               status: "requires_action",
               required_action: {
@@ -301,7 +377,9 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
                 }
               },
               usage: addUsage(run.usage, outcome.usage)
-            })
+            }
+            yield* emit(run.id, "thread.run.requires_action", waiting)
+            return yield* end(workspaceId, waiting)
           }
           const cut = outcome._tag === "Answered" && outcome.finishReason === "length"
           const filtered = outcome._tag === "Denied" ||
@@ -326,8 +404,33 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             metadata: {}
           }
           yield* store.insertMessage(workspaceId, message)
-          yield* store.updateStep(workspaceId, { ...step, status: "completed", completed_at: at, usage: outcome.usage })
-          return yield* end(workspaceId, {
+          const started = {
+            ...message,
+            status: "in_progress" as const,
+            incomplete_details: null,
+            completed_at: null,
+            incomplete_at: null,
+            content: []
+          }
+          yield* emit(run.id, "thread.message.created", started)
+          yield* emit(run.id, "thread.message.in_progress", started)
+          for (const [index, part] of message.content.entries()) {
+            yield* emit(run.id, "thread.message.delta", {
+              id: message.id,
+              object: "thread.message.delta",
+              delta: { content: [{ index, ...part }] }
+            })
+          }
+          yield* emit(run.id, `thread.message.${message.status}`, message)
+          const completedStep: RunStep.RunStep = {
+            ...step,
+            status: "completed",
+            completed_at: at,
+            usage: outcome.usage
+          }
+          yield* store.updateStep(workspaceId, completedStep)
+          yield* emit(run.id, "thread.run.step.completed", completedStep)
+          const ended: ThreadRun.ThreadRun = {
             ...run,
             status: filtered || cut ? "incomplete" : "completed",
             completed_at: filtered || cut ? null : at,
@@ -337,10 +440,17 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
               ? { reason: "max_completion_tokens" }
               : null,
             usage: addUsage(run.usage, outcome.usage)
-          })
+          }
+          yield* emit(run.id, `thread.run.${ended.status}`, ended)
+          return yield* end(workspaceId, ended)
         }).pipe(
           // a store failure mid-run is logged; the lease then lapses and a sweep ends the run
-          Effect.catchCause((cause) => Effect.logError("assistants: run failed", Cause.pretty(cause)))
+          Effect.catchCause((cause) =>
+            Effect.andThen(
+              Effect.logError("assistants: run failed", Cause.pretty(cause)),
+              emit(queued.id, "error", GatewayError.envelope("the run stopped on an internal error", "server_error"))
+            )
+          )
         )
 
       const start = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller) =>
@@ -386,78 +496,146 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
         )
       )
 
+      /** Checks and writes a new queued run; `create` and `createStreaming` then start it. */
+      const prepare = ({ body, context, threadId }: {
+        readonly context: RequestContext.RequestContext
+        readonly threadId: string
+        readonly body: ThreadRun.CreateRun
+      }) =>
+        Effect.gen(function*() {
+          const workspaceId = context.principal.workspaceId
+          yield* store.getThread(workspaceId, threadId)
+          const assistant = yield* store.getAssistant(workspaceId, body.assistant_id).pipe(
+            Effect.catchTag("NotFound", () =>
+              Effect.fail(
+                new GatewayError.InvalidRequest({
+                  message: `assistant_id: no assistant ${body.assistant_id} in this workspace`,
+                  param: "assistant_id"
+                })
+              ))
+          )
+          const active = yield* activeRun(workspaceId, threadId).pipe(Effect.provideService(ThreadStore, store))
+          if (Option.isSome(active)) {
+            return yield* new GatewayError.InvalidRequest({
+              message: `thread_id: thread ${threadId} already has an active run ${active.value.id} ` +
+                `(${active.value.status})`,
+              param: "thread_id"
+            })
+          }
+          for (const message of body.additional_messages ?? []) {
+            yield* store.createMessage(workspaceId, threadId, message)
+          }
+          const at = yield* unix
+          const instructions = [body.instructions ?? assistant.instructions ?? "", body.additional_instructions ?? ""]
+            .filter((part) => part !== "")
+            .join("\n\n")
+          const run: ThreadRun.ThreadRun = {
+            id: newId("run"),
+            object: "thread.run",
+            created_at: at,
+            thread_id: threadId,
+            assistant_id: assistant.id,
+            status: "queued",
+            required_action: null,
+            last_error: null,
+            expires_at: at + EXPIRES_AFTER_SECONDS,
+            started_at: null,
+            cancelled_at: null,
+            failed_at: null,
+            completed_at: null,
+            incomplete_details: null,
+            model: body.model ?? assistant.model,
+            instructions,
+            tools: body.tools ?? assistant.tools,
+            metadata: body.metadata ?? {},
+            usage: null,
+            temperature: body.temperature ?? assistant.temperature,
+            top_p: body.top_p ?? assistant.top_p,
+            max_prompt_tokens: null,
+            max_completion_tokens: body.max_completion_tokens ?? null,
+            truncation_strategy: { type: "auto", last_messages: null },
+            response_format: body.response_format ?? assistant.response_format,
+            tool_choice: body.tool_choice ?? "auto",
+            parallel_tool_calls: body.parallel_tool_calls ?? true
+          }
+          const caller: Caller = {
+            keyId: context.principal.keyId,
+            scopes: [...context.principal.scopes],
+            ...(context.principal.expiresAt === undefined ? {} : { expiresAt: context.principal.expiresAt })
+          }
+          yield* store.insertRun(workspaceId, run, caller, at + LEASE_SECONDS)
+          return { workspaceId, run, caller }
+        })
+
+      /** Checks the outputs of a run waiting on its caller and queues it again; the callers then start it. */
+      const resume = (
+        workspaceId: string,
+        threadId: string,
+        runId: string,
+        body: ThreadRun.SubmitToolOutputs
+      ) =>
+        Effect.gen(function*() {
+          const { caller, run } = yield* store.getRun(workspaceId, threadId, runId)
+          if (run.status !== "requires_action" || run.required_action === null) {
+            return yield* new GatewayError.InvalidRequest({
+              message: `run_id: run ${runId} is ${run.status}, not requires_action: it waits on no tool output`,
+              param: "run_id"
+            })
+          }
+          const expected = run.required_action.submit_tool_outputs.tool_calls.map((call) => call.id)
+          const given = body.tool_outputs.map((output) => output.tool_call_id)
+          const missing = expected.filter((id) => !given.includes(id))
+          const unknown = given.find((id) => !expected.includes(id))
+          if (unknown !== undefined || missing.length > 0 || new Set(given).size !== given.length) {
+            return yield* new GatewayError.InvalidRequest({
+              message: `tool_outputs: one output for each of ${expected.join(", ")} is needed` +
+                (unknown === undefined ? "" : `; ${unknown} is not one of them`) +
+                (missing.length === 0 ? "" : `; missing ${missing.join(", ")}`),
+              param: "tool_outputs"
+            })
+          }
+          const at = yield* unix
+          const steps = yield* store.listSteps(workspaceId, threadId, runId, { limit: 100, order: "desc" })
+          const waiting = steps.data.find((step) => step.type === "tool_calls" && step.status === "in_progress")
+          if (waiting !== undefined) {
+            const calls = Option.getOrElse(decodeStepToolCalls(waiting.step_details.tool_calls), () => [])
+            yield* store.updateStep(workspaceId, {
+              ...waiting,
+              status: "completed",
+              completed_at: at,
+              step_details: {
+                type: "tool_calls",
+                tool_calls: calls.map((call) => ({
+                  ...call,
+                  function: {
+                    ...call.function,
+                    output: body.tool_outputs.find((output) => output.tool_call_id === call.id)?.output ?? ""
+                  }
+                }))
+              }
+            })
+          }
+          const queued: ThreadRun.ThreadRun = { ...run, status: "queued", required_action: null }
+          yield* store.updateRun(workspaceId, queued, at + LEASE_SECONDS, { onlyIf: "requires_action" })
+          return { queued, caller }
+        })
+
       return Runs.of({
-        create: ({ body, context, threadId }) =>
+        create: (options) =>
           Effect.gen(function*() {
-            const workspaceId = context.principal.workspaceId
-            if (body.stream === true) {
-              return yield* new GatewayError.InvalidRequest({
-                message: "stream: streaming a run is not supported yet; create it without stream and poll it",
-                param: "stream"
-              })
-            }
-            yield* store.getThread(workspaceId, threadId)
-            const assistant = yield* store.getAssistant(workspaceId, body.assistant_id).pipe(
-              Effect.catchTag("NotFound", () =>
-                Effect.fail(
-                  new GatewayError.InvalidRequest({
-                    message: `assistant_id: no assistant ${body.assistant_id} in this workspace`,
-                    param: "assistant_id"
-                  })
-                ))
-            )
-            const active = yield* activeRun(workspaceId, threadId).pipe(Effect.provideService(ThreadStore, store))
-            if (Option.isSome(active)) {
-              return yield* new GatewayError.InvalidRequest({
-                message: `thread_id: thread ${threadId} already has an active run ${active.value.id} ` +
-                  `(${active.value.status})`,
-                param: "thread_id"
-              })
-            }
-            for (const message of body.additional_messages ?? []) {
-              yield* store.createMessage(workspaceId, threadId, message)
-            }
-            const at = yield* unix
-            const instructions = [body.instructions ?? assistant.instructions ?? "", body.additional_instructions ?? ""]
-              .filter((part) => part !== "")
-              .join("\n\n")
-            const run: ThreadRun.ThreadRun = {
-              id: newId("run"),
-              object: "thread.run",
-              created_at: at,
-              thread_id: threadId,
-              assistant_id: assistant.id,
-              status: "queued",
-              required_action: null,
-              last_error: null,
-              expires_at: at + EXPIRES_AFTER_SECONDS,
-              started_at: null,
-              cancelled_at: null,
-              failed_at: null,
-              completed_at: null,
-              incomplete_details: null,
-              model: body.model ?? assistant.model,
-              instructions,
-              tools: body.tools ?? assistant.tools,
-              metadata: body.metadata ?? {},
-              usage: null,
-              temperature: body.temperature ?? assistant.temperature,
-              top_p: body.top_p ?? assistant.top_p,
-              max_prompt_tokens: null,
-              max_completion_tokens: body.max_completion_tokens ?? null,
-              truncation_strategy: { type: "auto", last_messages: null },
-              response_format: body.response_format ?? assistant.response_format,
-              tool_choice: body.tool_choice ?? "auto",
-              parallel_tool_calls: body.parallel_tool_calls ?? true
-            }
-            const caller: Caller = {
-              keyId: context.principal.keyId,
-              scopes: [...context.principal.scopes],
-              ...(context.principal.expiresAt === undefined ? {} : { expiresAt: context.principal.expiresAt })
-            }
-            yield* store.insertRun(workspaceId, run, caller, at + LEASE_SECONDS)
+            const { caller, run, workspaceId } = yield* prepare(options)
             yield* start(workspaceId, run, caller)
             return run
+          }),
+        createStreaming: (options) =>
+          Effect.gen(function*() {
+            const { caller, run, workspaceId } = yield* prepare(options)
+            const events = yield* follow(run.id)
+            yield* start(workspaceId, run, caller)
+            return Stream.concat(
+              Stream.make({ event: "thread.run.created", data: run }, { event: "thread.run.queued", data: run }),
+              events
+            )
           }),
         cancel: (workspaceId, threadId, runId) =>
           Effect.gen(function*() {
@@ -477,56 +655,23 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
                 yield* store.updateStep(workspaceId, { ...step, status: "cancelled", cancelled_at: at })
               }
             }
+            yield* emit(runId, "thread.run.cancelled", { ...run, status: "cancelled", cancelled_at: at })
             return yield* store.updateRun(workspaceId, { ...run, status: "cancelled", cancelled_at: at }, null, {
               onlyIf: run.status
             })
           }),
         submitToolOutputs: (workspaceId, threadId, runId, body) =>
           Effect.gen(function*() {
-            const { caller, run } = yield* store.getRun(workspaceId, threadId, runId)
-            if (run.status !== "requires_action" || run.required_action === null) {
-              return yield* new GatewayError.InvalidRequest({
-                message: `run_id: run ${runId} is ${run.status}, not requires_action: it waits on no tool output`,
-                param: "run_id"
-              })
-            }
-            const expected = run.required_action.submit_tool_outputs.tool_calls.map((call) => call.id)
-            const given = body.tool_outputs.map((output) => output.tool_call_id)
-            const missing = expected.filter((id) => !given.includes(id))
-            const unknown = given.find((id) => !expected.includes(id))
-            if (unknown !== undefined || missing.length > 0 || new Set(given).size !== given.length) {
-              return yield* new GatewayError.InvalidRequest({
-                message: `tool_outputs: one output for each of ${expected.join(", ")} is needed` +
-                  (unknown === undefined ? "" : `; ${unknown} is not one of them`) +
-                  (missing.length === 0 ? "" : `; missing ${missing.join(", ")}`),
-                param: "tool_outputs"
-              })
-            }
-            const at = yield* unix
-            const steps = yield* store.listSteps(workspaceId, threadId, runId, { limit: 100, order: "desc" })
-            const waiting = steps.data.find((step) => step.type === "tool_calls" && step.status === "in_progress")
-            if (waiting !== undefined) {
-              const calls = Option.getOrElse(decodeStepToolCalls(waiting.step_details.tool_calls), () => [])
-              yield* store.updateStep(workspaceId, {
-                ...waiting,
-                status: "completed",
-                completed_at: at,
-                step_details: {
-                  type: "tool_calls",
-                  tool_calls: calls.map((call) => ({
-                    ...call,
-                    function: {
-                      ...call.function,
-                      output: body.tool_outputs.find((output) => output.tool_call_id === call.id)?.output ?? ""
-                    }
-                  }))
-                }
-              })
-            }
-            const queued: ThreadRun.ThreadRun = { ...run, status: "queued", required_action: null }
-            yield* store.updateRun(workspaceId, queued, at + LEASE_SECONDS, { onlyIf: "requires_action" })
+            const { caller, queued } = yield* resume(workspaceId, threadId, runId, body)
             yield* start(workspaceId, queued, caller)
             return queued
+          }),
+        submitToolOutputsStreaming: (workspaceId, threadId, runId, body) =>
+          Effect.gen(function*() {
+            const { caller, queued } = yield* resume(workspaceId, threadId, runId, body)
+            const events = yield* follow(queued.id)
+            yield* start(workspaceId, queued, caller)
+            return Stream.concat(Stream.make({ event: "thread.run.queued", data: queued }), events)
           }),
         settled: (workspaceId, threadId, runId) =>
           Effect.gen(function*() {

@@ -10,7 +10,7 @@ import {
 } from "@switchyard/core"
 import { HookDenied } from "@switchyard/guardrails"
 import type { ThreadRun } from "@switchyard/protocol"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { assistantsLive } from "../examples/RunThread.ts"
 
@@ -357,6 +357,66 @@ describe("Runs with function tools", () => {
       yield* runs.sweep
       const expired = yield* settle(waiting)
       assert.deepStrictEqual([expired.status, expired.required_action], ["expired", null])
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+})
+
+/** The `id` of an event's object. */
+const idOf = (data: unknown): string =>
+  typeof data === "object" && data !== null && "id" in data && typeof data.id === "string" ? data.id : ""
+
+describe("Runs streamed", () => {
+  it.effect("streams a run's events in the common order, the text as a message delta", () => {
+    const provider = scripted(completion("streamed answer"))
+    return Effect.gen(function*() {
+      const { assistant, runs, thread } = yield* setUp
+      const context = yield* RequestContext.inProcess({ principal })
+      const events = yield* runs.createStreaming({ context, threadId: thread.id, body: { assistant_id: assistant.id } })
+      const collected = yield* Stream.runCollect(events)
+      assert.deepStrictEqual(collected.map((event) => event.event), [
+        "thread.run.created",
+        "thread.run.queued",
+        "thread.run.in_progress",
+        "thread.run.step.created",
+        "thread.run.step.in_progress",
+        "thread.message.created",
+        "thread.message.in_progress",
+        "thread.message.delta",
+        "thread.message.completed",
+        "thread.run.step.completed",
+        "thread.run.completed"
+      ])
+      assert.deepStrictEqual(collected[7]?.data, {
+        id: idOf(collected[8]?.data),
+        object: "thread.message.delta",
+        delta: { content: [{ index: 0, type: "text", text: { value: "streamed answer", annotations: [] } }] }
+      })
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("ends a streamed run's events at requires_action, and streams its continuation", () => {
+    const provider = scripted(toolCall, completion("done"))
+    return Effect.gen(function*() {
+      const { assistant, runs, thread } = yield* setUp
+      const context = yield* RequestContext.inProcess({ principal })
+      const first = yield* Stream.runCollect(
+        yield* runs.createStreaming({
+          context,
+          threadId: thread.id,
+          body: { assistant_id: assistant.id, tools: [weatherTool] }
+        })
+      )
+      assert.deepStrictEqual(first.slice(-2).map((event) => event.event), [
+        "thread.run.step.delta",
+        "thread.run.requires_action"
+      ])
+      const runId = idOf(first[0]?.data)
+      const second = yield* Stream.runCollect(
+        yield* runs.submitToolOutputsStreaming("ws", thread.id, runId, {
+          tool_outputs: [{ tool_call_id: "call_1", output: "sunny" }]
+        })
+      )
+      assert.deepStrictEqual([second[0]?.event, second.at(-1)?.event], ["thread.run.queued", "thread.run.completed"])
     }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
   })
 })

@@ -7,7 +7,8 @@ import { Runs, RunSelection, ThreadStore } from "@switchyard/assistants"
 import { ServerSecret } from "@switchyard/auth"
 import { GatewayError, RequestContext } from "@switchyard/core"
 import { Assistant, InvalidInput, ListQuery, Thread, ThreadMessage, ThreadRun } from "@switchyard/protocol"
-import { Effect, Option } from "effect"
+import { Effect, Option, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
 import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
 import { body, param, type RouteInput } from "./ManagementRoute.ts"
 
@@ -123,6 +124,22 @@ export const modifyMessage: Handler<Store | BodyDeadlines> = (input) =>
 export const deleteMessage: Handler<Store> = (input) =>
   withStore((store) => store.deleteMessage(workspace(input), param(input, "thread_id"), param(input, "message_id")))
 
+const encoder = new TextEncoder()
+
+/**
+ * A run's events as the common assistants stream has them: `event: <name>` and `data: <json>`
+ * per event, then `event: done` with `data: [DONE]`.
+ */
+const runEventStream = (events: Stream.Stream<Runs.RunEvent>) =>
+  HttpServerResponse.stream(
+    events.pipe(
+      Stream.map((event) => encoder.encode(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`)),
+      Stream.concat(Stream.succeed(encoder.encode("event: done\ndata: [DONE]\n\n")))
+    ),
+    { contentType: "text/event-stream; charset=utf-8", headers: { "cache-control": "no-cache" } }
+  )
+
+/** `stream: true` answers the run's events as they happen; otherwise the queued run. */
 export const createRun: Handler<Runs.Runs | BodyDeadlines> = (input) =>
   Effect.gen(function*() {
     const request = yield* createRunBody(input.request)
@@ -132,7 +149,9 @@ export const createRun: Handler<Runs.Runs | BodyDeadlines> = (input) =>
       principal: input.principal,
       receivedAt: Date.now()
     })
-    return yield* Runs.Runs.use((runs) => runs.create({ context, threadId: param(input, "thread_id"), body: request }))
+    const options = { context, threadId: param(input, "thread_id"), body: request }
+    const runs = yield* Runs.Runs
+    return request.stream === true ? runEventStream(yield* runs.createStreaming(options)) : yield* runs.create(options)
   })
 
 export const listRuns: Handler<Store> = (input) =>
@@ -152,19 +171,15 @@ export const getRun: Handler<Store> = (input) =>
 export const cancelRun: Handler<Runs.Runs> = (input) =>
   Runs.Runs.use((runs) => runs.cancel(workspace(input), param(input, "thread_id"), param(input, "run_id")))
 
-/** Continues a run waiting in `requires_action`; streaming the continuation is not offered yet. */
+/** Continues a run waiting in `requires_action`; with `stream: true`, answers its events. */
 export const submitToolOutputs: Handler<Runs.Runs | BodyDeadlines> = (input) =>
   Effect.gen(function*() {
     const request = yield* submitToolOutputsBody(input.request)
-    if (request.stream === true) {
-      return yield* new GatewayError.InvalidRequest({
-        message: "stream: streaming a run is not supported yet; submit without stream and poll the run",
-        param: "stream"
-      })
-    }
-    return yield* Runs.Runs.use((runs) =>
-      runs.submitToolOutputs(workspace(input), param(input, "thread_id"), param(input, "run_id"), request)
-    )
+    const runs = yield* Runs.Runs
+    const ids = [workspace(input), param(input, "thread_id"), param(input, "run_id")] as const
+    return request.stream === true
+      ? runEventStream(yield* runs.submitToolOutputsStreaming(...ids, request))
+      : yield* runs.submitToolOutputs(...ids, request)
   })
 
 export const listSteps: Handler<Store> = (input) =>

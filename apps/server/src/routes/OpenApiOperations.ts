@@ -517,7 +517,13 @@ export const operations: Readonly<Record<string, Operation>> = {
     description: "Answers the run `queued` at once; it then runs in the background through the pipeline with the "
       + "thread's provider selection. Poll it until it ends. A thread has one active run at a time (400).",
     body: "CreateRun",
-    answer: json("The queued run, with its id `run_…`.", "ThreadRun")
+    answer: {
+      description: "The queued run, with its id `run_…`; with `\"stream\": true`, the run's server-sent events "
+        + "(`thread.run.created` … `thread.run.completed`), then `event: done` with `data: [DONE]`.",
+      mediaType: "application/json",
+      schema: "ThreadRun",
+      streams: true
+    }
   },
   "GET /v1/threads/:thread_id/runs": {
     tag: "Assistants",
@@ -542,7 +548,12 @@ export const operations: Readonly<Record<string, Operation>> = {
     description: "For a run in `requires_action`: one output per call it waits on (else 400 naming `tool_outputs`); "
       + "the run is queued again and goes on in the background.",
     body: "SubmitToolOutputs",
-    answer: json("The queued run.", "ThreadRun")
+    answer: {
+      description: "The queued run; with `\"stream\": true`, the continued run's server-sent events.",
+      mediaType: "application/json",
+      schema: "ThreadRun",
+      streams: true
+    }
   },
   "GET /v1/threads/:thread_id/runs/:run_id/steps": {
     tag: "Assistants",
