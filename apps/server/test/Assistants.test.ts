@@ -353,6 +353,54 @@ describe("runs that do not complete", () => {
   })
 })
 
+describe("usage limits", () => {
+  it("counts a run's tokens against the creator's budget and fails the run past it", async () => {
+    const created = await call(base(), "POST", "/v1/api-keys", {
+      body: { name: "assistants budget", scopes: ["assistants", "policies.read", "policies.write"] }
+    })
+    const key = String(created.body.key)
+    const policy = await call(base(), "POST", "/v1/policies/usage-limits", {
+      key,
+      body: {
+        name: "runs budget",
+        conditions: [{ key: "api_key", value: created.body.id }],
+        group_by: [{ key: "api_key" }],
+        type: "tokens",
+        credit_limit: 20
+      }
+    })
+    expect(policy.status, policy.text).toBe(200)
+    const assistant = await call(base(), "POST", "/v1/assistants", { key, body: { model: "gpt-4o-mini" } })
+    const thread = await call(base(), "POST", "/v1/threads", {
+      key,
+      body: { messages: [{ role: "user", content: "hi" }] },
+      headers: viaFake()
+    })
+    const runOnce = async () => {
+      const run = await call(base(), "POST", `/v1/threads/${thread.body.id}/runs`, {
+        key,
+        body: { assistant_id: assistant.body.id }
+      })
+      return settled(String(thread.body.id), String(run.body.id))
+    }
+    harness.fake.enqueue(Behaviour.json(200, {
+      id: "chatcmpl-20",
+      object: "chat.completion",
+      created: 0,
+      model: "gpt-4o-mini",
+      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }
+    }))
+    expect((await runOnce()).status).toBe("completed")
+    const usage = await call(base(), "GET", `/v1/policies/usage-limits/${policy.body.id}?include_usage=true`, { key })
+    expect(Object.values(usage.body.value_key_usage_map)).toMatchObject([{ usage: 20 }])
+    const refused = await runOnce()
+    expect(refused).toMatchObject({ status: "failed", last_error: { code: "rate_limit_exceeded" } })
+    expect(refused.last_error.message).toContain("usage limit reached")
+    expect(harness.fake.requests).toHaveLength(1)
+  })
+})
+
 describe("bad input answers 400 naming the field", () => {
   const badLists = [
     ["limit=0", "limit"],

@@ -122,14 +122,17 @@ type Outcome =
   }
   | { readonly _tag: "Failed"; readonly code: string; readonly message: string }
 
-/** What a failed pipeline call tells the run: rate limits apart, everything is a server error. */
+/**
+ * What a failed pipeline call tells the run: a provider's 429, a rate-limit policy (429) and a
+ * spent usage budget (412) are `rate_limit_exceeded`; every other failure is a server error.
+ */
 const failureOf = (error: GatewayError.GatewayError): Outcome => {
   if (isDenial(error) && error.stage === "after") return { _tag: "Denied", usage: null }
   const answer = GatewayError.toHttp(error)
   if (isDenial(error)) return { _tag: "Failed", code: "invalid_prompt", message: error.message }
   return {
     _tag: "Failed",
-    code: answer.status === 429 ? "rate_limit_exceeded" : "server_error",
+    code: answer.status === 429 || answer.status === 412 ? "rate_limit_exceeded" : "server_error",
     message: `${answer.status}: ${answer.body.error.message}`
   }
 }
