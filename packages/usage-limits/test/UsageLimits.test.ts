@@ -174,4 +174,25 @@ describe("usage limits around a provider", () => {
       assert.strictEqual(provider.calls, 3)
     }).pipe(Effect.provide(live(provider)))
   })
+
+  it.effect("a request a rate limit refuses gives back what its usage limits reserved", () => {
+    const provider = new Provider()
+    return Effect.gen(function*() {
+      yield* create({ credit_limit: 40 })
+      yield* RatePolicies.RatePolicies.use((policies) =>
+        policies.create("ws-1", {
+          conditions: [{ key: "api_key", value: "*" }],
+          group_by: [{ key: "api_key" }],
+          type: "requests",
+          unit: "rpm",
+          value: 1
+        })
+      )
+      assert.deepStrictEqual([yield* status(), yield* status()], [200, 429])
+      yield* TestClock.adjust("1 minute")
+      // had the refused request kept its reservation, the budget (20 used of 40) would refuse this one
+      assert.strictEqual(yield* status(), 200)
+      assert.strictEqual(provider.calls, 2)
+    }).pipe(Effect.provide(live(provider)))
+  })
 })
