@@ -17,21 +17,18 @@
  */
 import { ServerSecret } from "@switchyard/auth"
 import { Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
-import { ChatCompletion, type ChatTool, type RunStep, type ThreadMessage, type ThreadRun } from "@switchyard/protocol"
+import type { RunStep, ThreadMessage, ThreadRun } from "@switchyard/protocol"
+import { Cause, Context, Duration, Effect, Fiber, FiberMap, Layer, Option, Queue, Schedule, Stream } from "effect"
 import {
-  Cause,
-  Context,
-  Duration,
-  Effect,
-  Fiber,
-  FiberMap,
-  Layer,
-  Option,
-  Queue,
-  Schedule,
-  Schema,
-  Stream
-} from "effect"
+  addUsage,
+  collect,
+  decodeCompletion,
+  decodeStepToolCalls,
+  failureOf,
+  type Live,
+  type Outcome
+} from "./internal/Outcome.ts"
+import * as RunObjects from "./internal/RunObjects.ts"
 import * as RunRequest from "./RunRequest.ts"
 import * as RunSelection from "./RunSelection.ts"
 import { type Caller, newId, ThreadStore } from "./ThreadStore.ts"
@@ -44,9 +41,6 @@ export const LEASE_SECONDS = 60
 export const SWEEP_INTERVAL = Duration.seconds(20)
 
 const ACTIVE: ReadonlySet<ThreadRun.RunStatus> = new Set(["queued", "in_progress", "requires_action", "cancelling"])
-
-/** Whether a run with this status has not ended yet: its thread takes no other run meanwhile. */
-export const isActive = (status: ThreadRun.RunStatus): boolean => ACTIVE.has(status)
 
 /**
  * The thread's run that has not ended, if any: while it works, the thread takes no new run nor
@@ -62,20 +56,6 @@ export const activeRun = (
       (page) => Option.filter(Option.fromUndefinedOr(page.data[0]), (run) => ACTIVE.has(run.status))
     )
   )
-
-const decodeCompletion = Schema.decodeUnknownOption(ChatCompletion.ChatCompletion)
-/** A guardrail's denial as the guardrails package raises it: the stage tells input from output. */
-const isDenial = Schema.is(
-  Schema.Struct({ _tag: Schema.Literal("HookDenied"), stage: Schema.Literals(["before", "after"]) })
-)
-
-/** A function call as a `tool_calls` step records it; `output` is null until it is submitted. */
-const StepToolCall = Schema.Struct({
-  id: Schema.String,
-  type: Schema.Literal("function"),
-  function: Schema.Struct({ name: Schema.String, arguments: Schema.String, output: Schema.NullOr(Schema.String) })
-})
-const decodeStepToolCalls = Schema.decodeUnknownOption(Schema.Array(StepToolCall))
 
 /** One server-sent event of a streamed run, named as the common assistants format names them. */
 export interface RunEvent {
@@ -94,48 +74,7 @@ const FINAL_EVENTS: ReadonlySet<string> = new Set([
   "error"
 ])
 
-/** Usage over the rounds of a run: each pipeline call adds its own. */
-const addUsage = (
-  total: ThreadRun.RunUsage | null,
-  more: ThreadRun.RunUsage | null
-): ThreadRun.RunUsage | null =>
-  total === null || more === null ? more ?? total : {
-    prompt_tokens: total.prompt_tokens + more.prompt_tokens,
-    completion_tokens: total.completion_tokens + more.completion_tokens,
-    total_tokens: total.total_tokens + more.total_tokens
-  }
-
 const unix = Effect.map(Effect.clockWith((clock) => clock.currentTimeMillis), (ms) => Math.floor(ms / 1000))
-
-type Outcome =
-  | {
-    readonly _tag: "Answered"
-    readonly text: string
-    readonly finishReason: string | null
-    readonly usage: ThreadRun.RunUsage | null
-  }
-  | { readonly _tag: "Denied"; readonly usage: null }
-  | {
-    readonly _tag: "ToolCalls"
-    readonly calls: ReadonlyArray<ChatTool.ToolCall>
-    readonly usage: ThreadRun.RunUsage | null
-  }
-  | { readonly _tag: "Failed"; readonly code: string; readonly message: string }
-
-/**
- * What a failed pipeline call tells the run: a provider's 429, a rate-limit policy (429) and a
- * spent usage budget (412) are `rate_limit_exceeded`; every other failure is a server error.
- */
-const failureOf = (error: GatewayError.GatewayError): Outcome => {
-  if (isDenial(error) && error.stage === "after") return { _tag: "Denied", usage: null }
-  const answer = GatewayError.toHttp(error)
-  if (isDenial(error)) return { _tag: "Failed", code: "invalid_prompt", message: error.message }
-  return {
-    _tag: "Failed",
-    code: answer.status === 429 || answer.status === 412 ? "rate_limit_exceeded" : "server_error",
-    message: `${answer.status}: ${answer.body.error.message}`
-  }
-}
 
 export class Runs extends Context.Service<Runs, {
   /** Creates a `queued` run of the thread and starts it in the background (`stream` is for the route to read). */
@@ -247,7 +186,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
         )
 
       /** The pipeline call of one run, as its creator, with the thread's selection. */
-      const call = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller) =>
+      const call = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller, live: Live | undefined) =>
         Effect.gen(function*() {
           const headers = RunSelection.open(secret, yield* store.threadSelection(workspaceId, run.thread_id))
           const principal: Principal.Principal = {
@@ -256,11 +195,26 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           }
           const context = yield* RequestContext.inProcess({ principal, headers: yield* headers })
           const messages = yield* store.conversation(workspaceId, run.thread_id)
+          const body = RunRequest.chatBody(run, messages, yield* answeredRounds(workspaceId, run))
           const answer = yield* gateway.handle({
             endpoint: "chat.completions",
-            body: RunRequest.chatBody(run, messages, yield* answeredRounds(workspaceId, run)),
+            // followed runs stream from the provider, so the text reaches the follower as it is written
+            body: live === undefined ? body : { ...body, stream: true, stream_options: { include_usage: true } },
             context
           })
+          if (answer._tag === "Stream" && live !== undefined) {
+            const streamed = yield* collect(answer.chunks, live)
+            if (streamed.toolCalls.length > 0) {
+              return { _tag: "ToolCalls", calls: streamed.toolCalls, usage: streamed.usage } as const
+            }
+            return {
+              _tag: "Answered",
+              text: streamed.text,
+              announced: streamed.text !== "",
+              finishReason: streamed.finishReason,
+              usage: streamed.usage
+            } as const
+          }
           const completion = answer._tag === "Json" && answer.status === 200
             ? decodeCompletion(answer.body())
             : Option.none()
@@ -279,6 +233,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           return {
             _tag: "Answered",
             text: choice?.message.content ?? "",
+            announced: false,
             finishReason: choice?.finish_reason ?? null,
             usage
           } as const
@@ -302,24 +257,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           yield* store.updateRun(workspaceId, run, startedAt + LEASE_SECONDS)
           yield* emit(run.id, "thread.run.in_progress", run)
           const messageId = newId("msg")
-          const step: RunStep.RunStep = {
-            id: newId("step"),
-            object: "thread.run.step",
-            created_at: startedAt,
-            assistant_id: run.assistant_id,
-            thread_id: run.thread_id,
-            run_id: run.id,
-            type: "message_creation",
-            status: "in_progress",
-            step_details: { type: "message_creation", message_creation: { message_id: messageId } },
-            last_error: null,
-            expired_at: null,
-            cancelled_at: null,
-            failed_at: null,
-            completed_at: null,
-            metadata: null,
-            usage: null
-          }
+          const step = RunObjects.messageCreationStep(run, messageId, startedAt)
           yield* store.insertStep(workspaceId, step)
           yield* emit(run.id, "thread.run.step.created", step)
           yield* emit(run.id, "thread.run.step.in_progress", step)
@@ -329,7 +267,22 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             Effect.repeat(Schedule.spaced(SWEEP_INTERVAL)),
             Effect.delay(SWEEP_INTERVAL)
           )
-          const outcome = yield* Effect.raceFirst(call(workspaceId, run, caller), Effect.andThen(renew, Effect.never))
+          const started = RunObjects.assistantMessage(run, messageId, startedAt)
+          const announce = Effect.andThen(
+            emit(run.id, "thread.message.created", started),
+            emit(run.id, "thread.message.in_progress", started)
+          )
+          const delta = (text: string) =>
+            emit(run.id, "thread.message.delta", {
+              id: messageId,
+              object: "thread.message.delta",
+              delta: { content: [{ index: 0, type: "text", text: { value: text, annotations: [] } }] }
+            })
+          const live = listeners.has(run.id) ? { begin: announce, delta } : undefined
+          const outcome = yield* Effect.raceFirst(
+            call(workspaceId, run, caller, live),
+            Effect.andThen(renew, Effect.never)
+          )
           // cancelled meanwhile by a request another process served: the cancellation stands
           const current = (yield* store.getRun(workspaceId, run.thread_id, run.id)).run
           if (current.status !== "in_progress") {
@@ -346,19 +299,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             return yield* end(workspaceId, failed)
           }
           if (outcome._tag === "ToolCalls") {
-            const callsStep: RunStep.RunStep = {
-              ...step,
-              type: "tool_calls",
-              step_details: {
-                type: "tool_calls",
-                tool_calls: outcome.calls.map((call) => ({
-                  id: call.id,
-                  type: "function",
-                  function: { name: call.function.name, arguments: call.function.arguments, output: null }
-                }))
-              },
-              usage: outcome.usage
-            }
+            const callsStep = RunObjects.toolCallsStep(step, outcome.calls, outcome.usage)
             yield* store.updateStep(workspaceId, callsStep)
             yield* emit(run.id, "thread.run.step.delta", {
               id: step.id,
@@ -366,21 +307,7 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
               delta: { step_details: callsStep.step_details }
             })
             // no process holds a run that waits on its caller; it expires at expires_at
-            const waiting: ThreadRun.ThreadRun = {
-              ...run,
-              status: "requires_action",
-              required_action: {
-                type: "submit_tool_outputs",
-                submit_tool_outputs: {
-                  tool_calls: outcome.calls.map((call) => ({
-                    id: call.id,
-                    type: "function",
-                    function: { name: call.function.name, arguments: call.function.arguments }
-                  }))
-                }
-              },
-              usage: addUsage(run.usage, outcome.usage)
-            }
+            const waiting = RunObjects.waitingRun(run, outcome.calls, addUsage(run.usage, outcome.usage))
             yield* emit(run.id, "thread.run.requires_action", waiting)
             return yield* end(workspaceId, waiting)
           }
@@ -388,41 +315,22 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           const filtered = outcome._tag === "Denied" ||
             (outcome._tag === "Answered" && outcome.finishReason === "content_filter")
           const message: ThreadMessage.ThreadMessage = {
-            id: messageId,
-            object: "thread.message",
-            created_at: at,
-            thread_id: run.thread_id,
+            ...RunObjects.assistantMessage(run, messageId, at),
             status: filtered || cut ? "incomplete" : "completed",
             incomplete_details: filtered ? { reason: "content_filter" } : cut ? { reason: "max_tokens" } : null,
             completed_at: filtered || cut ? null : at,
             incomplete_at: filtered || cut ? at : null,
-            role: "assistant",
             // a denied answer's content never reaches the client
             content: outcome._tag === "Answered" && !filtered
               ? [{ type: "text", text: { value: outcome.text, annotations: [] } }]
-              : [],
-            assistant_id: run.assistant_id,
-            run_id: run.id,
-            attachments: [],
-            metadata: {}
+              : []
           }
           yield* store.insertMessage(workspaceId, message)
-          const started = {
-            ...message,
-            status: "in_progress" as const,
-            incomplete_details: null,
-            completed_at: null,
-            incomplete_at: null,
-            content: []
-          }
-          yield* emit(run.id, "thread.message.created", started)
-          yield* emit(run.id, "thread.message.in_progress", started)
-          for (const [index, part] of message.content.entries()) {
-            yield* emit(run.id, "thread.message.delta", {
-              id: message.id,
-              object: "thread.message.delta",
-              delta: { content: [{ index, ...part }] }
-            })
+          if (!(outcome._tag === "Answered" && outcome.announced)) {
+            yield* announce
+            for (const part of message.content) {
+              if (part.type === "text") yield* delta(part.text.value)
+            }
           }
           yield* emit(run.id, `thread.message.${message.status}`, message)
           const completedStep: RunStep.RunStep = {
@@ -532,35 +440,14 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           const instructions = [body.instructions ?? assistant.instructions ?? "", body.additional_instructions ?? ""]
             .filter((part) => part !== "")
             .join("\n\n")
-          const run: ThreadRun.ThreadRun = {
-            id: newId("run"),
-            object: "thread.run",
-            created_at: at,
-            thread_id: threadId,
-            assistant_id: assistant.id,
-            status: "queued",
-            required_action: null,
-            last_error: null,
-            expires_at: at + EXPIRES_AFTER_SECONDS,
-            started_at: null,
-            cancelled_at: null,
-            failed_at: null,
-            completed_at: null,
-            incomplete_details: null,
-            model: body.model ?? assistant.model,
+          const run = RunObjects.queuedRun({
+            body,
+            assistant,
+            threadId,
             instructions,
-            tools: body.tools ?? assistant.tools,
-            metadata: body.metadata ?? {},
-            usage: null,
-            temperature: body.temperature ?? assistant.temperature,
-            top_p: body.top_p ?? assistant.top_p,
-            max_prompt_tokens: null,
-            max_completion_tokens: body.max_completion_tokens ?? null,
-            truncation_strategy: { type: "auto", last_messages: null },
-            response_format: body.response_format ?? assistant.response_format,
-            tool_choice: body.tool_choice ?? "auto",
-            parallel_tool_calls: body.parallel_tool_calls ?? true
-          }
+            at,
+            expiresAt: at + EXPIRES_AFTER_SECONDS
+          })
           const caller: Caller = {
             keyId: context.principal.keyId,
             scopes: [...context.principal.scopes],

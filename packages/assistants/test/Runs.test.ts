@@ -10,7 +10,7 @@ import {
 } from "@switchyard/core"
 import { HookDenied } from "@switchyard/guardrails"
 import type { ThreadRun } from "@switchyard/protocol"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { assistantsLive } from "../examples/RunThread.ts"
 
@@ -361,6 +361,10 @@ describe("Runs with function tools", () => {
   })
 })
 
+const decodeDelta = Schema.decodeUnknownSync(Schema.Struct({
+  delta: Schema.Struct({ content: Schema.Tuple([Schema.Struct({ text: Schema.Struct({ value: Schema.String }) })]) })
+}))
+
 /** The `id` of an event's object. */
 const idOf = (data: unknown): string =>
   typeof data === "object" && data !== null && "id" in data && typeof data.id === "string" ? data.id : ""
@@ -391,6 +395,45 @@ describe("Runs streamed", () => {
         object: "thread.message.delta",
         delta: { content: [{ index: 0, type: "text", text: { value: "streamed answer", annotations: [] } }] }
       })
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
+  it.effect("relays a streamed provider answer as one message delta per chunk", () => {
+    const chunk = (content: string | undefined, extra: Record<string, unknown> = {}) => ({
+      id: "chatcmpl-s",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "m",
+      choices: content === undefined ? [] : [{ index: 0, delta: { content }, finish_reason: null }],
+      ...extra
+    })
+    const provider = scripted(Effect.succeed({
+      _tag: "Stream" as const,
+      status: 200,
+      headers: {},
+      chunks: Stream.make(
+        chunk("Hel"),
+        chunk("lo"),
+        chunk(undefined, { usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } })
+      )
+    }))
+    return Effect.gen(function*() {
+      const { assistant, runs, store, thread } = yield* setUp
+      const context = yield* RequestContext.inProcess({ principal })
+      const events = yield* Stream.runCollect(
+        yield* runs.createStreaming({ context, threadId: thread.id, body: { assistant_id: assistant.id } })
+      )
+      const deltas = events.filter((event) => event.event === "thread.message.delta")
+      assert.deepStrictEqual(
+        deltas.map((event) => decodeDelta(event.data).delta.content[0].text.value),
+        ["Hel", "lo"]
+      )
+      assert.strictEqual(events.filter((event) => event.event === "thread.message.created").length, 1)
+      assert.strictEqual(provider.received[0]?.body.stream, true)
+      const run = yield* runs.settled("ws", thread.id, idOf(events[0]?.data))
+      assert.deepStrictEqual([run.status, run.usage?.total_tokens], ["completed", 6])
+      const answer = (yield* store.listMessages("ws", thread.id, { limit: 1, order: "desc" })).data[0]
+      assert.deepStrictEqual(answer?.content, [{ type: "text", text: { value: "Hello", annotations: [] } }])
     }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
   })
 
