@@ -135,6 +135,42 @@ describe("prompt templates: create, read, versions, publish, delete", () => {
     expect((await call(base(), "GET", "/v1/prompts", { key: "" })).status).toBe(401)
   })
 
+  it("answers 404 for an unknown prompt on every route that names one", async () => {
+    const unknown = "pp-000000000000000000"
+    const routes: ReadonlyArray<readonly [string, string, unknown]> = [
+      ["GET", `/v1/prompts/${unknown}`, undefined],
+      ["DELETE", `/v1/prompts/${unknown}`, undefined],
+      ["GET", `/v1/prompts/${unknown}/versions`, undefined],
+      ["POST", `/v1/prompts/${unknown}/versions`, { template: greeting.template }],
+      ["PUT", `/v1/prompts/${unknown}/publish`, { version: 1 }],
+      ["POST", `/v1/prompts/${unknown}/render`, { variables }],
+      ["POST", `/v1/prompts/${unknown}@latest/render`, { variables }],
+      ["POST", `/v1/prompts/${unknown}/completions`, { variables }]
+    ]
+    for (const [method, path, body] of routes) {
+      const answer = await call(base(), method, path, { body, headers: viaFake() })
+      expect([method, path, answer.status]).toEqual([method, path, 404])
+      expect(answer.body.error.type).toBe("not_found_error")
+    }
+  })
+
+  it("refuses bad version and publish bodies with a 400 naming the field", async () => {
+    const created = await createPrompt()
+    const addVersion = (body: unknown) => call(base(), "POST", `/v1/prompts/${created.id}/versions`, { body })
+    expect((await addVersion({ name: "x", template: greeting.template })).body.error.param).toBe("name")
+    expect((await addVersion({ template: [{ role: "robot", content: "x" }] })).body.error.param).toMatch(
+      /^template\[0\]/
+    )
+    expect((await addVersion({ template: [{ role: "user", content: "{{/x}}" }] })).body.error.param).toBe(
+      "template[0].content"
+    )
+    const publish = (body: unknown) => call(base(), "PUT", `/v1/prompts/${created.id}/publish`, { body })
+    expect((await publish({ version: "2" })).body.error.param).toBe("version")
+    expect((await publish({ version: 1.5 })).body.error.param).toBe("version")
+    expect((await publish({})).body.error.param).toBe("version")
+    expect((await call(base(), "GET", `/v1/prompts/${created.id}`)).body.latest_version).toBe(1)
+  })
+
   it.each([
     [{ ...greeting, template: [] }, "template"],
     [{ ...greeting, template: undefined }, "template"],
