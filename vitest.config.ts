@@ -6,9 +6,10 @@ import { defineConfig } from "vitest/config"
 // points some dependencies at files Node cannot load).
 const conditions = ["@switchyard/source", "node", "development|production"]
 
-// Packing rebuilds every package's `dist` from scratch (`prepack`), so it runs alone, after every
-// other file: a test that runs the built server must never find its `dist` half deleted.
-const packing = "packages/packaging/test/**/*.test.ts"
+// The tests that build and run `dist` rather than the sources: packing (each `prepack` deletes a
+// package's `dist` and rebuilds it) and the start commands (which build and run the server's).
+// They run in a group of their own, one file at a time, so none finds a `dist` half rebuilt.
+const built = ["packages/packaging/test/**/*.test.ts", "apps/server/test/StartCommand.test.ts"]
 
 export default defineConfig({
   resolve: { conditions },
@@ -22,10 +23,10 @@ export default defineConfig({
         test: {
           name: "switchyard",
           include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "bench/test/**/*.test.ts"],
-          exclude: [packing]
+          exclude: built
         }
       },
-      { extends: true, test: { name: "packed", include: [packing], sequence: { groupOrder: 1 } } }
+      { extends: true, test: { name: "built", include: built, maxWorkers: 1, sequence: { groupOrder: 1 } } }
     ]
   }
 })
