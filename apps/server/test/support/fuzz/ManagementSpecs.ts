@@ -108,5 +108,22 @@ export const managementSpecs: ReadonlyArray<ManagementSpec> = [
       partials: "object"
     },
     required: ["name", "template"]
+  },
+  {
+    name: "assistants",
+    method: "POST",
+    path: () => "/v1/assistants",
+    base: () => fc.constant({ model: "gpt-4o-mini", instructions: "Be brief." }),
+    fields: {
+      model: "string",
+      name: "string",
+      description: "string",
+      instructions: "string",
+      tools: "array",
+      metadata: "object",
+      temperature: "number",
+      top_p: "number"
+    },
+    required: ["model"]
   }
 ]
