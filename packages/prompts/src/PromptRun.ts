@@ -29,6 +29,7 @@ export interface CurrentRun {
 }
 
 const decodeChat = InvalidInput.decodeInputResult(ChatCompletionRequest.ChatCompletionRequest)
+
 /**
  * The chat completion request a version and a run make: the version's model and parameters, the
  * run's root-level members over them, and the rendered template as `messages`. `fallbackModel`
