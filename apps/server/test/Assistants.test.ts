@@ -458,6 +458,16 @@ describe("bad input answers 400 naming the field", () => {
     expect([answer.status, answer.body.error.param]).toEqual([400, "x-gateway-provider"])
   })
 
+  it("refuses a thread whose config is not valid, naming it, before any run", async () => {
+    const notJson = await call(base(), "POST", "/v1/threads", { body: {}, headers: { "x-gateway-config": "{nope" } })
+    expect([notJson.status, notJson.body.error.param]).toEqual([400, "x-gateway-config"])
+    const badRetry = await call(base(), "POST", "/v1/threads", {
+      body: {},
+      headers: { "x-gateway-config": JSON.stringify({ provider: "openai", retry: { attempts: 9 } }) }
+    })
+    expect([badRetry.status, badRetry.body.error.param]).toEqual([400, "config.retry.attempts"])
+  })
+
   it("refuses a message body without content, and a message metadata beyond its bounds", async () => {
     const threadId = await createThread()
     const missing = await call(base(), "POST", `/v1/threads/${threadId}/messages`, { body: { role: "user" } })

@@ -5,8 +5,8 @@
  * through the same config.
  */
 import { SecretBox, ServerSecret } from "@switchyard/auth"
-import { GatewayError, RequestContext } from "@switchyard/core"
-import { Effect, Schema } from "effect"
+import { GatewayError, ProviderSelection, RequestContext } from "@switchyard/core"
+import { Effect, Option, Schema } from "effect"
 
 const { Headers } = RequestContext
 
@@ -46,7 +46,16 @@ export const capture = (
     const value = headers[name]
     if (value !== undefined) kept[name] = value
   }
-  return Effect.succeed(kept)
+  // a config given as JSON is checked now, so a bad one is a 400 here rather than a failed run later
+  return ProviderSelection.configHeader.select({ headers, workspaceId: "", model: undefined }).pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (selection) => selection.config })),
+    Effect.mapError((error) =>
+      error instanceof GatewayError.InvalidRequest
+        ? error
+        : new GatewayError.InvalidRequest({ message: error.message, param: Headers.config })
+    ),
+    Effect.as(kept)
+  )
 }
 
 /** The selection sealed for the database. */
