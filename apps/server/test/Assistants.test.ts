@@ -419,6 +419,38 @@ describe("bad input answers 400 naming the field", () => {
     expect([answer.status, answer.body.error.param]).toEqual([400, param])
   })
 
+  it("applies the list rules to assistants, runs and steps too, and answers 404 for unknown ids", async () => {
+    const threadId = await createThread({ messages: [{ role: "user", content: "hi" }] })
+    const assistantId = await createAssistant()
+    const run = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
+    await settled(threadId, String(run.body.id))
+    for (
+      const path of [
+        "/v1/assistants",
+        `/v1/threads/${threadId}/runs`,
+        `/v1/threads/${threadId}/runs/${run.body.id}/steps`
+      ]
+    ) {
+      const tooMany = await call(base(), "GET", `${path}?limit=101`)
+      expect([tooMany.status, tooMany.body.error.param], path).toEqual([400, "limit"])
+      const unknown = await call(base(), "GET", `${path}?after=nope`)
+      expect([unknown.status, unknown.body.error.param], path).toEqual([400, "after"])
+      const one = await call(base(), "GET", `${path}?limit=1&order=asc`)
+      expect([one.status, one.body.data.length, one.body.first_id], path).toEqual([200, 1, one.body.last_id])
+    }
+    for (
+      const path of [
+        `/v1/threads/${threadId}/runs/run_nope`,
+        `/v1/threads/${threadId}/runs/${run.body.id}/steps/step_nope`,
+        `/v1/threads/${threadId}/messages/msg_nope`,
+        `/v1/threads/thread_nope/runs`,
+        "/v1/assistants/asst_nope"
+      ]
+    ) {
+      expect((await call(base(), "GET", path)).status, path).toBe(404)
+    }
+  })
+
   it("accepts the bounds of limit, 1 and 100", async () => {
     const threadId = await createThread()
     for (const limit of [1, 100]) {
