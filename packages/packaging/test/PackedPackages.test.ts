@@ -141,17 +141,11 @@ describe("packed packages installed with npm outside the workspace", () => {
     const summary = /Test Files\s+(\d+) passed \((\d+)\)/.exec(await runExamples(nodeOf22))
     assert.deepStrictEqual(summary?.slice(1), [String(tests.length), String(tests.length)])
   }, 180_000)
+
   // the release procedure's last step (.changeset/README.md), short of the registry itself
   it("publishes every published package in a dry run", async () => {
     const pnpm = join(repoRoot, "node_modules/pnpm/bin/pnpm.cjs")
-    const output = await command(process.execPath, [
-      pnpm,
-      "publish",
-      "-r",
-      "--workspace-concurrency=1",
-      "--dry-run",
-      "--no-git-checks"
-    ], {
+    const output = await command(process.execPath, [pnpm, "publish", "-r", "--dry-run", "--no-git-checks"], {
       cwd: repoRoot,
       env: childEnv(process.execPath)
     })
