@@ -9,11 +9,11 @@
  *
  * @example
  * import { ConfigCompiler, Stage } from "@switchyard/core"
- * import { UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+ * import { UsageLimits } from "@switchyard/usage-limits"
  * import { Layer } from "effect"
  * const compiler = ConfigCompiler.ConfigCompiler.layer().pipe(
  *   Layer.provide(UsageLimits.stage()),
- *   Layer.provide([Stage.Stages.layer, UsagePolicies.UsagePolicies.layer, UsageCounters.UsageCounters.layerSql])
+ *   Layer.provide([Stage.Stages.layer, UsageLimits.layerSql]) // needs an SqlClient (@switchyard/storage)
  * )
  */
 import {
@@ -372,8 +372,9 @@ const storeUnreachable = (
     )
 
 /**
- * Adds usage limits to the pipeline (phase `limits`). The policies and counters stay in the
- * layer's type: `UsagePolicies.layer` and `UsageCounters.layerSql`, or the Redis counters.
+ * Adds usage limits and rate limits to the pipeline (phase `limits`). The policies, counters and
+ * rate windows stay in the layer's type: {@link layerSql}, or the Redis counters and windows of
+ * `RedisUsageCounters.layerStores`.
  */
 export const stage = (
   options?: Options
