@@ -280,6 +280,25 @@ describe("usage-limits enforcement", () => {
     expect(harness.fake.requests).toHaveLength(1)
   })
 
+  it("prices an integration's model by the provider behind its @slug, and matches that provider", async () => {
+    const { id: keyId, key } = await newKey()
+    const slug = `priced-${keyId.slice(-8)}`
+    const integration = await call(base(), "POST", "/v1/integrations", {
+      body: { slug, provider: "openai", api_key: "sk-stored", custom_host: harness.fake.baseUrl }
+    })
+    expect(integration.status, integration.text).toBe(200)
+    const id = await createPolicy(policyFor(keyId, {
+      type: "cost",
+      credit_limit: 1,
+      conditions: [{ key: "api_key", value: keyId }, { key: "provider", value: "openai" }],
+      group_by: [{ key: "integration" }]
+    }))
+    harness.fake.setDefault(fixedUsage(20))
+    const answer = await chatVia(base(), key, { "x-gateway-provider": `@${slug}` }, chatBody({ max_tokens: 16 }))
+    expect(answer.status, answer.text).toBe(200)
+    expect((await usageOf(id))[`integration:${slug}`]?.usage).toBeCloseTo((10 * 0.15 + 10 * 0.6) / 1e6, 12)
+  })
+
   it("counts nothing for a cached answer", async () => {
     const { id: keyId, key } = await newKey()
     const id = await createPolicy(policyFor(keyId, { credit_limit: 1000 }))

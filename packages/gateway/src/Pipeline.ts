@@ -26,12 +26,12 @@ import {
 } from "@switchyard/core"
 import { type Feedback, FeedbackSql, Guardrails, StoredGuardrails } from "@switchyard/guardrails"
 import { PromptStage, PromptStore } from "@switchyard/prompts"
-import { type Integrations, ProviderAccess, type StoredConfigs, type VirtualKeys } from "@switchyard/provider-access"
+import { Integrations, ProviderAccess, type StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
 import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
-import { RatePolicies, UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+import { RatePolicies, StoredProviders, UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
 import { Config, ConfigProvider, Data, Effect, Layer, Option, type Redacted } from "effect"
 import { RateLimiter, type Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
@@ -133,6 +133,25 @@ const usageCounters = (options: Options) => {
   )
 }
 
+/** For usage limits: the provider behind an `@slug` or a virtual key, from the stored credentials. */
+const storedProviders = Layer.effect(
+  StoredProviders.StoredProviders,
+  Effect.gen(function*() {
+    const integrations = yield* Integrations.Integrations
+    const virtualKeys = yield* VirtualKeys.VirtualKeys
+    return {
+      providerOf: (workspaceId: string, target: StoredProviders.StoredTarget) =>
+        (target.virtual_key === undefined
+          ? integrations.resolve(workspaceId, target.provider.slice(1))
+          : virtualKeys.resolve(workspaceId, target.virtual_key)).pipe(
+            Effect.map(Option.match({ onNone: () => undefined, onSome: (found) => found.provider })),
+            // an unreadable credential fails its request in the adapter; here it only goes unresolved
+            Effect.orElseSucceed(() => undefined)
+          )
+    }
+  })
+)
+
 /** Every stage around a leaf's upstream call; core orders them by phase (`Stage.phases`). */
 const stages = (
   options: Options,
@@ -142,7 +161,7 @@ const stages = (
   Layer.mergeAll(
     PromptStage.layer,
     Guardrails.stage(StoredGuardrails.StoredGuardrails.useSync((stored) => ({ resolve: stored.resolve }))),
-    UsageLimits.stage({ onStoreError: options.limitsOnStoreError }),
+    UsageLimits.stage({ onStoreError: options.limitsOnStoreError }).pipe(Layer.provide(storedProviders)),
     CacheMiddleware.stage(),
     Resilience.layer,
     CircuitBreakerMiddleware.stage

@@ -33,6 +33,7 @@ import * as Periods from "./internal/Periods.ts"
 import * as Metering from "./Metering.ts"
 import * as RateLimits from "./RateLimits.ts"
 import { RatePolicies } from "./RatePolicies.ts"
+import * as StoredProviders from "./StoredProviders.ts"
 import { type CounterStoreError, type Reservation, type Settlement, UsageCounters } from "./UsageCounters.ts"
 import { UsagePolicies, type UsagePolicy } from "./UsagePolicies.ts"
 
@@ -109,14 +110,18 @@ const isCacheHit = (response: GatewayResponse.GatewayResponse): boolean => {
   return status === "HIT" || status === "SEMANTIC HIT"
 }
 
-/** The facts of a request at one leaf. A stored credential's provider is its `@slug` here. */
-const factsOf = (target: ProviderTarget.ProviderTarget, request: GatewayRequest.GatewayRequest): Matching.Facts => {
+/** The facts of a request at one leaf; `provider` is the stored credential's own for `@slug` and virtual keys. */
+const factsOf = (
+  target: ProviderTarget.ProviderTarget,
+  request: GatewayRequest.GatewayRequest,
+  provider: string
+): Matching.Facts => {
   const model = request.body.model
   return {
     api_key: request.context.principal.keyId,
     workspace_id: request.context.principal.workspaceId,
     virtual_key: target.virtual_key,
-    provider: target.provider,
+    provider,
     model: typeof model === "string" ? model : undefined,
     integration: target.provider.startsWith("@") && target.provider.length > 1 ? target.provider.slice(1) : undefined,
     metadata: request.context.metadata
@@ -195,6 +200,7 @@ interface Services {
   readonly limiter: RateLimiter.RateLimiter
   readonly windows: RateLimiter.RateLimiterStore["Service"]
   readonly onStoreError: OnStoreError
+  readonly storedProviders: StoredProviders.Resolver
 }
 
 /** The stage's middleware for one leaf: rate limits first (a refused request reserves nothing), then usage limits. */
@@ -209,7 +215,10 @@ const middleware = (target: ProviderTarget.ProviderTarget, services: Services): 
           // the common case, no policy in the workspace, costs two map lookups
           if (active.length === 0 && rates.length === 0) return next(request)
           return Effect.gen(function*() {
-            const facts = factsOf(target, request)
+            const provider = target.provider.startsWith("@")
+              ? (yield* services.storedProviders.providerOf(workspaceId, target)) ?? target.provider
+              : target.provider
+            const facts = factsOf(target, request, provider)
             const { bound, claims } = yield* claimsOf(
               active,
               facts,
@@ -391,7 +400,8 @@ export const stage = (
       rates: yield* RatePolicies,
       limiter: yield* Effect.provideService(RateLimiter.make, RateLimiter.RateLimiterStore, windows),
       windows,
-      onStoreError: options?.onStoreError ?? "closed"
+      onStoreError: options?.onStoreError ?? "closed",
+      storedProviders: yield* StoredProviders.StoredProviders
     }
     return Stage.make("limits", "usage-limits", (target) => Effect.succeed(middleware(target, services)))
   }))

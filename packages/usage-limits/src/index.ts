@@ -1,6 +1,7 @@
 export * as Metering from "./Metering.ts"
 export * as RateLimits from "./RateLimits.ts"
 export * as RatePolicies from "./RatePolicies.ts"
+export * as StoredProviders from "./StoredProviders.ts"
 export * as UsageCounters from "./UsageCounters.ts"
 export * as UsageLimits from "./UsageLimits.ts"
 export * as UsagePolicies from "./UsagePolicies.ts"
