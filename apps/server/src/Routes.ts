@@ -21,6 +21,7 @@ import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
+import * as MetricsRoute from "./routes/MetricsRoute.ts"
 import * as ModelRoutes from "./routes/ModelRoutes.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
 import * as PromptRoutes from "./routes/PromptRoutes.ts"
@@ -81,6 +82,7 @@ export type Route =
 export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/health", scope: null, public: HealthRoute.response },
   { method: "GET", path: "/ready", scope: null, readiness: HealthRoute.readiness },
+  { method: "GET", path: "/metrics", scope: null, public: MetricsRoute.response },
   { method: "GET", path: "/v1/openapi.json", scope: null, public: OpenApiRoute.document(() => table) },
   { method: "GET", path: "/docs", scope: null, public: OpenApiRoute.docsPage },
   { method: "GET", path: "/docs/swagger-ui.css", scope: null, public: OpenApiRoute.docsStyle },
@@ -239,6 +241,26 @@ export const table: ReadonlyArray<Route> = [
   }
 ]
 
+/**
+ * The pattern of the route a request matches (`GET /v1/configs/:id`), or `unmatched`: a label
+ * for the metrics, which must not grow a series per id. For the router's routes only: a hot-path
+ * route's key is its pattern already.
+ */
+export const patternOf = (method: string, path: string): string => {
+  const segments = path.split("/")
+  for (const route of routePatterns) {
+    if (route.method !== method || route.parts.length !== segments.length) continue
+    if (route.parts.every((part, index) => part.startsWith(":") || part === segments[index])) return route.label
+  }
+  return "unmatched"
+}
+
+const routePatterns = table.map((route) => ({
+  method: route.method,
+  parts: route.path.split("/"),
+  label: `${route.method} ${route.path}`
+}))
+
 /** The hot path: `METHOD /path` to a node:http handler. */
 export const nodeRoutes = (
   options: InferenceRoute.InferenceRouteOptions
@@ -265,8 +287,13 @@ export const routerRoutes: Layer.Layer<
   .use((router) =>
     Effect.gen(function*() {
       const readiness = yield* Readiness.Readiness
+      // public answers read the server's settings (MetricsRoute.Enabled) from where the routes are built
+      const built = yield* Effect.context<never>()
       for (const route of table) {
-        if ("public" in route) yield* router.add(route.method, route.path, ManagementRoute.open(route.public))
+        if ("public" in route) {
+          const answer = Effect.isEffect(route.public) ? Effect.provideContext(route.public, built) : route.public
+          yield* router.add(route.method, route.path, ManagementRoute.open(answer))
+        }
         if ("readiness" in route) {
           const answer = Effect.provideService(route.readiness, Readiness.Readiness, readiness)
           yield* router.add(route.method, route.path, ManagementRoute.open(answer))

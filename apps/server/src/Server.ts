@@ -4,6 +4,7 @@
  * Its type proves nothing is missing.
  */
 import { Pipeline } from "@switchyard/gateway"
+import { GatewayMetrics } from "@switchyard/observability"
 import { Layer } from "effect"
 import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
@@ -11,6 +12,7 @@ import { Logs } from "./logging/Logs.ts"
 import * as Readiness from "./Readiness.ts"
 import * as Routes from "./Routes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
+import * as MetricsRoute from "./routes/MetricsRoute.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
 
 export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
@@ -24,9 +26,11 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
       bodyTimeoutMs
     },
     {
+      patternOf: Routes.patternOf,
       node: Routes.nodeRoutes({ body: { maxBytes: config.maxBodyBytes, timeoutMs: bodyTimeoutMs } }),
       router: Routes.routerRoutes.pipe(
         Layer.provide(Layer.succeed(ManagementRoute.BodyTimeoutMs, bodyTimeoutMs)),
+        Layer.provide(Layer.succeed(MetricsRoute.Enabled, config.metrics)),
         Layer.provide(Layer.succeed(ManagementRoute.InferenceBodyBytes, config.maxBodyBytes)),
         // /ready asks the pipeline's database, and Redis when the pipeline keeps its stores there
         Layer.provide(Readiness.layer({ redisUrl: config.pipeline.redisUrl }))
@@ -34,7 +38,9 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     }
   ).pipe(
     // built before the server listens: node:http accepts connections as soon as it listens
-    Layer.provide(Layer.merge(Pipeline.layer(config.pipeline), BodyDeadlines.layer)),
+    Layer.provide(
+      Layer.mergeAll(Pipeline.layer(config.pipeline), BodyDeadlines.layer, GatewayMetrics.GatewayMetrics.layer)
+    ),
     // outermost, so that building the pipeline logs in the configured format too
     Layer.provideMerge(Logs.layer(config.logs))
   )

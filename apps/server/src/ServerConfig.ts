@@ -19,6 +19,7 @@ export const ServerConfig = Config.all({
     ),
     level: Config.Literals(["debug", "info", "warn", "error"], "GATEWAY_LOG_LEVEL").pipe(Config.withDefault("info"))
   }),
+  metrics: Config.Boolean("GATEWAY_METRICS").pipe(Config.withDefault(true)),
   pipeline: Pipeline.OptionsConfig
 })
 

@@ -7,6 +7,7 @@
  */
 import { Authenticator } from "@switchyard/auth"
 import { ConfigCompiler, Gateway, GatewayResponse, ProviderRegistry, ProviderSelection, Stage } from "@switchyard/core"
+import { GatewayMetrics } from "@switchyard/observability"
 import { Routing } from "@switchyard/routing"
 import { BodyDeadlines, Logs, ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
 import { Effect, Fiber, Layer, Option, Redacted, Stream } from "effect"
@@ -100,12 +101,17 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`
   const server = NodeEdge.layer(
     { host: "127.0.0.1", port, gracefulShutdownMs: 1_000, headersTimeoutMs: 30_000, bodyTimeoutMs: 60_000 },
-    { node: Routes.nodeRoutes({ body: { maxBytes: 1024 * 1024, timeoutMs: 60_000 } }), router: dyingRoute }
+    {
+      patternOf: Routes.patternOf,
+      node: Routes.nodeRoutes({ body: { maxBytes: 1024 * 1024, timeoutMs: 60_000 } }),
+      router: dyingRoute
+    }
   ).pipe(
     Layer.provide([
       pipeline,
       Authenticator.Authenticator.layerAdminKey(Redacted.make(ADMIN)),
-      BodyDeadlines.BodyDeadlines.layer
+      BodyDeadlines.BodyDeadlines.layer,
+      GatewayMetrics.GatewayMetrics.layer
     ]),
     Layer.provideMerge(capture)
   )

@@ -4,20 +4,29 @@
  * Never a key, a query string, a header value or a body.
  */
 import { CacheMiddleware } from "@switchyard/cache"
-import { RequestContext } from "@switchyard/core"
+import { type Endpoint, RequestContext } from "@switchyard/core"
 import { Retry } from "@switchyard/retry"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { LogEvent } from "../logging/LogLine.ts"
 
-/** What a route notes for the line as it learns it; absent fields are left out. */
+/**
+ * What a route notes as it learns it, for the access line and the metrics; absent fields are
+ * left out.
+ */
 export interface Details {
   readonly traceId: string
+  /** The inference endpoint, on the inference routes. */
+  endpoint?: Endpoint.Endpoint
   provider?: string
   model?: string
   cacheStatus?: string
   retryAttempts?: number
   apiKeyId?: string
   workspaceId?: string
+  /** The answer's usage, when it reports one. */
+  usage?: { readonly inputTokens: number; readonly outputTokens: number }
+  /** When a streamed answer's first chunk went out (`performance.now()`). */
+  firstChunkAt?: number
 }
 
 /** Notes what an answer's (or a failure's) gateway headers say. */
@@ -28,6 +37,18 @@ export const noteAnswer = (access: Details, headers: Readonly<Record<string, str
   if (typeof cacheStatus === "string") access.cacheStatus = cacheStatus
   const retries = Number(headers[Retry.ATTEMPT_COUNT_HEADER])
   if (Number.isInteger(retries)) access.retryAttempts = retries
+}
+
+/** Notes the token counts of an answer body or a stream chunk that reports its `usage`. */
+export const noteUsage = (access: Details, body: unknown): void => {
+  if (typeof body !== "object" || body === null || !("usage" in body)) return
+  const usage = body.usage
+  if (typeof usage !== "object" || usage === null) return
+  const input = "prompt_tokens" in usage ? usage.prompt_tokens : undefined
+  const output = "completion_tokens" in usage ? usage.completion_tokens : 0
+  if (typeof input === "number" && typeof output === "number") {
+    access.usage = { inputTokens: input, outputTokens: output }
+  }
 }
 
 /**
@@ -46,7 +67,7 @@ export const event = (
   fields: {
     method: request.method,
     path: pathOf(request.url),
-    status: response.headersSent ? response.statusCode : 499,
+    status: statusOf(response),
     duration_ms: Math.round((performance.now() - startedMs) * 100) / 100,
     trace_id: access.traceId,
     provider: access.provider,
@@ -57,6 +78,9 @@ export const event = (
     workspace_id: access.workspaceId
   }
 })
+
+/** The status the client got; 499 when it left before the status line was sent. */
+export const statusOf = (response: ServerResponse): number => response.headersSent ? response.statusCode : 499
 
 const pathOf = (url: string | undefined): string => {
   if (url === undefined) return "/"

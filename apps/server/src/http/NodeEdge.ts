@@ -7,6 +7,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { RequestContext } from "@switchyard/core"
+import { GatewayMetrics } from "@switchyard/observability"
 import { Effect, Fiber, Layer, Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -14,6 +15,7 @@ import { Logs } from "../logging/Logs.ts"
 import * as AccessLine from "./AccessLine.ts"
 import * as ClientError from "./ClientError.ts"
 import { DrainingServer } from "./DrainingServer.ts"
+import * as RequestMetrics from "./RequestMetrics.ts"
 
 /**
  * A hot-path handler: answers on `response` itself, never fails, and notes on `access` what the
@@ -64,12 +66,18 @@ export const layer = <EF, RF, A, EA, RA>(
   routes: {
     readonly node: Effect.Effect<NodeRoutes, EF, RF>
     readonly router: Layer.Layer<A, EA, RA>
+    /**
+     * The route a request took, as its pattern (`GET /v1/configs/:id`), for the metrics: paths
+     * with ids in them would make a series per object.
+     */
+    readonly patternOf: (method: string, path: string) => string
   }
 ) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const scope = yield* Effect.scope
     const run = Effect.runForkWith(yield* Effect.context<never>())
     const logs = yield* Logs
+    const metrics = yield* GatewayMetrics.GatewayMetrics
     const nodeRoutes = yield* routes.node
     const requestScope = yield* Scope.fork(scope, "parallel")
     const routerApp = yield* HttpRouter.toHttpEffect(routes.router)
@@ -87,9 +95,18 @@ export const layer = <EF, RF, A, EA, RA>(
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       const started = performance.now()
       const access: AccessLine.Details = { traceId: assignTraceId(request) }
-      const handler = nodeRoutes.get(routeKey(request))
+      const route = routeKey(request)
+      // a hot-path route has no parameters: its key is its pattern
+      const ended = (pattern: string) => {
+        logs.write(AccessLine.event(request, response, access, started))
+        RequestMetrics.record(metrics, pattern, AccessLine.statusOf(response), access, started, performance.now())
+      }
+      const handler = nodeRoutes.get(route)
       if (handler === undefined) {
-        response.on("close", () => logs.write(AccessLine.event(request, response, access, started)))
+        response.on(
+          "close",
+          () => ended(routes.patternOf(request.method ?? "GET", route.slice(route.indexOf(" ") + 1)))
+        )
         return routerHandler(request, response)
       }
       const fiber = run(handler(request, response, access))
@@ -98,7 +115,7 @@ export const layer = <EF, RF, A, EA, RA>(
       response.on("close", () => {
         // the client went away before the answer was complete: stop the upstream call too
         if (!response.writableEnded) fiber.interruptUnsafe()
-        logs.write(AccessLine.event(request, response, access, started))
+        ended(route)
       })
     })
     yield* listen(server, options)

@@ -38,14 +38,18 @@ const answerOrCut = (response: ServerResponse, failure: Edge.Failure): void => {
   if (!response.writableEnded) response.end(SseBody.failureEvent(failure))
 }
 
+/** Writes the answer, noting on `access` its usage and when a stream's first chunk went out. */
 export const write = (
   response: ServerResponse,
   answer: GatewayResponse.GatewayResponse,
-  traceId: string
+  access: AccessLine.Details
 ): Effect.Effect<void> => {
-  const headers: Record<string, string | number> = { ...answer.headers, [Edge.TRACE_HEADER]: traceId }
+  const headers: Record<string, string | number> = { ...answer.headers, [Edge.TRACE_HEADER]: access.traceId }
   if (answer._tag === "Json") {
-    return Effect.sync(() => Edge.writeJson(response, answer.status, headers, answer.text()))
+    return Effect.sync(() => {
+      AccessLine.noteUsage(access, answer.body())
+      Edge.writeJson(response, answer.status, headers, answer.text())
+    })
   }
   response.writeHead(answer.status, {
     ...headers,
@@ -56,7 +60,13 @@ export const write = (
   // the status line goes out now: the client learns the stream has started before the first chunk
   response.flushHeaders()
   // ended here when complete; a stream interrupted half-way is ended by writeInterrupted
-  return SseBody.encode(answer.chunks, traceId).pipe(
+  const noted = Stream.map(answer.chunks, (chunk) => {
+    access.firstChunkAt ??= performance.now()
+    // the usage comes in the last chunk, when the client asked for it (stream_options)
+    AccessLine.noteUsage(access, chunk)
+    return chunk
+  })
+  return SseBody.encode(noted, access.traceId).pipe(
     Stream.runForEach((bytes) => writeChunk(response, bytes)),
     Effect.andThen(Effect.sync(() => response.end()))
   )

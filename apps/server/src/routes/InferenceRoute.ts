@@ -32,6 +32,7 @@ export const make = (
     const handle: NodeHandler = (request, response, access) => {
       const headers = headerRecord(request)
       const traceId = access.traceId
+      access.endpoint = endpoint
       // a chain rather than a generator, as in Gateway.handle: less garbage on every request
       const answer = Effect.flatMap(admit(headers), (principal) => {
         access.apiKeyId = principal.keyId
@@ -46,7 +47,7 @@ export const make = (
       })
       return Effect.flatMap(answer, (answer) => {
         AccessLine.noteAnswer(access, answer.headers)
-        return NodeResponse.write(response, answer, traceId)
+        return NodeResponse.write(response, answer, access)
       }).pipe(
         Effect.catchCause((cause) => NodeResponse.writeCause(response, cause, access)),
         Effect.onInterrupt(() => Effect.sync(() => NodeResponse.writeInterrupted(response, traceId)))

@@ -132,7 +132,7 @@ export type Tag = keyof typeof tags
 /** The media type and schema of a successful answer. */
 export interface Answer {
   readonly description: string
-  readonly mediaType: "application/json" | "text/html" | "text/css" | "text/javascript"
+  readonly mediaType: "application/json" | "text/html" | "text/css" | "text/javascript" | "text/plain"
   /** Absent: any value of the media type. */
   readonly schema?: SchemaName
   /** Also answers server-sent events when the body says `"stream": true`. */
@@ -224,6 +224,12 @@ export const operations: Readonly<Record<string, Operation>> = {
     tag: "Service",
     summary: "This document",
     answer: json("The OpenAPI 3.1 description of every route.")
+  },
+  "GET /metrics": {
+    tag: "Service",
+    summary: "Metrics",
+    description: "Every metric in Prometheus text format; `GATEWAY_METRICS=off` removes the route.",
+    answer: { description: "The text exposition format.", mediaType: "text/plain" }
   },
   "GET /docs": {
     tag: "Service",

@@ -1,0 +1,27 @@
+/**
+ * GET /metrics: every metric in Prometheus text format, without authentication (scrapers carry
+ * no key; nothing in it names a key, a secret or a body). `GATEWAY_METRICS=off` removes it:
+ * it then answers as an unknown route does.
+ */
+import { GatewayError } from "@switchyard/core"
+import { MetricsText } from "@switchyard/observability"
+import { Context, Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+
+/** Whether the route serves (`GATEWAY_METRICS`); the server sets it. */
+export const Enabled = Context.Reference<boolean>("@switchyard/server/MetricsRoute/Enabled", {
+  defaultValue: () => true
+})
+
+const removed = (): HttpServerResponse.HttpServerResponse => {
+  const { body, headers, status } = GatewayError.toHttp(
+    new GatewayError.NotFound({ message: "no route for GET /metrics" })
+  )
+  return HttpServerResponse.text(JSON.stringify(body), { status, headers, contentType: "application/json" })
+}
+
+export const response: Effect.Effect<HttpServerResponse.HttpServerResponse> = Enabled.use((enabled) =>
+  enabled
+    ? Effect.map(MetricsText.render, (text) => HttpServerResponse.text(text, { contentType: MetricsText.contentType }))
+    : Effect.sync(removed)
+)

@@ -1,0 +1,2 @@
+export * as GatewayMetrics from "./GatewayMetrics.ts"
+export * as MetricsText from "./MetricsText.ts"

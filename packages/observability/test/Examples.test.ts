@@ -1,0 +1,18 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ReadmeExamples } from "@switchyard/fake-providers"
+import { Effect, Metric } from "effect"
+import { scrapeAfterChat } from "../examples/ScrapeMetrics.ts"
+
+describe("README examples", () => {
+  it("shows every example file verbatim", () => ReadmeExamples.check(new URL("..", import.meta.url)))
+
+  it.effect("ScrapeMetrics: the request, its duration and its tokens in Prometheus text", () =>
+    Effect.gen(function*() {
+      const text = yield* scrapeAfterChat
+      assert.include(text, "gateway_requests_total{route=\"POST /v1/chat/completions\",status=\"200\"} 1")
+      const labels =
+        "gen_ai_operation_name=\"chat\",gen_ai_provider_name=\"openai\",gen_ai_request_model=\"gpt-4o-mini\""
+      assert.include(text, `gen_ai_client_operation_duration_seconds_sum{${labels}} 0.42`)
+      assert.include(text, `gen_ai_client_token_usage_sum{${labels},gen_ai_token_type="output"} 30`)
+    }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())))
+})
