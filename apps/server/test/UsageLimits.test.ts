@@ -299,6 +299,32 @@ describe("usage-limits enforcement", () => {
     expect((await usageOf(id))[`integration:${slug}`]?.usage).toBeCloseTo((10 * 0.15 + 10 * 0.6) / 1e6, 12)
   })
 
+  it("prices with an integration's own pricing, which wins over the catalog, for any model", async () => {
+    const { id: keyId, key } = await newKey()
+    const slug = `own-${keyId.slice(-8)}`
+    const integration = await call(base(), "POST", "/v1/integrations", {
+      body: {
+        slug,
+        provider: "openai",
+        api_key: "sk-stored",
+        custom_host: harness.fake.baseUrl,
+        pricing: { input_per_million: 1000, output_per_million: 2000 }
+      }
+    })
+    expect(integration.status, integration.text).toBe(200)
+    expect(integration.body.settings.pricing).toEqual({ input_per_million: 1000, output_per_million: 2000 })
+    const bad = await call(base(), "POST", "/v1/integrations", {
+      body: { slug: `${slug}-bad`, provider: "openai", pricing: { input_per_million: -1, output_per_million: 0 } }
+    })
+    expect(bad.body.error.param).toBe("pricing.input_per_million")
+    const id = await createPolicy(policyFor(keyId, { type: "cost", credit_limit: 1 }))
+    harness.fake.setDefault(fixedUsage(20))
+    const answer = await chatVia(base(), key, { "x-gateway-provider": `@${slug}` }, chatBody({ model: "my-own-model" }))
+    expect(answer.status, answer.text).toBe(200)
+    // 10 prompt tokens at $1000/M and 10 completion tokens at $2000/M
+    expect((await usageOf(id))[`api_key:${keyId}`]?.usage).toBeCloseTo(0.03, 12)
+  })
+
   it("counts nothing for a cached answer", async () => {
     const { id: keyId, key } = await newKey()
     const id = await createPolicy(policyFor(keyId, { credit_limit: 1000 }))

@@ -140,11 +140,20 @@ const storedProviders = Layer.effect(
     const integrations = yield* Integrations.Integrations
     const virtualKeys = yield* VirtualKeys.VirtualKeys
     return {
-      providerOf: (workspaceId: string, target: StoredProviders.StoredTarget) =>
+      resolve: (workspaceId: string, target: StoredProviders.StoredTarget) =>
         (target.virtual_key === undefined
           ? integrations.resolve(workspaceId, target.provider.slice(1))
           : virtualKeys.resolve(workspaceId, target.virtual_key)).pipe(
-            Effect.map(Option.match({ onNone: () => undefined, onSome: (found) => found.provider })),
+            Effect.map(Option.match({
+              onNone: () => undefined,
+              onSome: (found) => ({
+                provider: found.provider,
+                price: found.pricing === undefined ? undefined : {
+                  inputPerMillion: found.pricing.input_per_million,
+                  outputPerMillion: found.pricing.output_per_million
+                }
+              })
+            })),
             // an unreadable credential fails its request in the adapter; here it only goes unresolved
             Effect.orElseSucceed(() => undefined)
           )

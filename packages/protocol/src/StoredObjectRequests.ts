@@ -8,7 +8,7 @@
 import { Schema } from "effect"
 import { fields as configFields, GatewayConfig } from "./GatewayConfig.ts"
 import { DenyingVerdict, HookCheck } from "./Hooks.ts"
-import { IntAtLeast, isMaxChars, isMinItems, isNonEmptyString } from "./internal/Checks.ts"
+import { IntAtLeast, isAtLeast, isMaxChars, isMinItems, isNonEmptyString } from "./internal/Checks.ts"
 import { closedStruct } from "./internal/Structs.ts"
 
 /** The scopes of extensions.md; `admin` implies every other. @since 0.1.0 */
@@ -87,6 +87,21 @@ const ProviderName = Schema.String.check(
   Schema.isPattern(/^[a-z0-9][a-z0-9._-]*$/, { message: "must be a short provider name such as openai" })
 )
 
+const PricePerMillion = Schema.Number.check(isAtLeast(0))
+
+/**
+ * An integration's own prices in US dollars per million tokens: usage limits of type `cost` use
+ * them, before the model catalog's, for every model called through the integration.
+ *
+ * @since 0.1.0
+ */
+export const IntegrationPricing = closedStruct({
+  input_per_million: PricePerMillion,
+  output_per_million: PricePerMillion
+})
+/** @since 0.1.0 */
+export type IntegrationPricing = typeof IntegrationPricing.Type
+
 /** `POST /v1/integrations`: the credentials behind `@slug`. @since 0.1.0 */
 export const CreateIntegration = closedStruct({
   slug: Schema.String.check(
@@ -96,6 +111,7 @@ export const CreateIntegration = closedStruct({
   ),
   provider: ProviderName,
   name: Schema.optionalKey(Name),
+  pricing: Schema.optionalKey(IntegrationPricing),
   ...credentialFields
 })
 /** @since 0.1.0 */

@@ -5,7 +5,7 @@
  */
 import { ServerSecret, StoredRow } from "@switchyard/auth"
 import { GatewayError, TrustedHosts } from "@switchyard/core"
-import type { StoredObjectRequests } from "@switchyard/protocol"
+import { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -33,7 +33,14 @@ export interface ResolvedIntegration {
   readonly credentials: Credentials
   /** Changes with every update, so a compiled config keyed by it is never stale. */
   readonly version: number
+  /** The integration's own prices, when it has them (usage limits price its calls with them). */
+  readonly pricing?: StoredObjectRequests.IntegrationPricing | undefined
 }
+
+/** The prices kept in an integration's visible settings; none when absent or not prices. */
+const decodePricing = Schema.decodeUnknownOption(
+  Schema.Struct({ pricing: StoredObjectRequests.IntegrationPricing })
+)
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -47,6 +54,12 @@ const Row = Schema.Struct({
   updated_at: StoredRow.Timestamp
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
+
+/** What an integration shows besides its masked credentials: its prices, which are no secret. */
+const settingsOf = (
+  credentials: Readonly<Record<string, unknown>>,
+  pricing: StoredObjectRequests.IntegrationPricing | undefined
+): Record<string, unknown> => ({ ...visibleSettings(credentials), ...(pricing === undefined ? {} : { pricing }) })
 
 const taken = (slug: string) => new GatewayError.Conflict({ message: `slug: "${slug}" is taken`, param: "slug" })
 
@@ -117,7 +130,7 @@ export class Integrations extends Context.Service<Integrations, {
                 provider: body.provider,
                 name: body.name ?? null,
                 credentials: seal(secret, credentials),
-                settings: JSON.stringify(visibleSettings(credentials)),
+                settings: JSON.stringify(settingsOf(credentials, body.pricing)),
                 created_at: now,
                 updated_at: now,
                 deleted_at: null
@@ -138,7 +151,7 @@ export class Integrations extends Context.Service<Integrations, {
               )
               if (!inserted) return yield* taken(body.slug)
               resolved.invalidate(`${workspaceId}\n${body.slug}`)
-              return toIntegration({ ...row, settings: visibleSettings(credentials) })
+              return toIntegration({ ...row, settings: settingsOf(credentials, body.pricing) })
             }),
           list: (workspaceId) =>
             select(sql`workspace_id = ${workspaceId} ORDER BY created_at DESC, id`).pipe(
@@ -160,7 +173,14 @@ export class Integrations extends Context.Service<Integrations, {
                 const [row] = yield* select(sql`workspace_id = ${workspaceId} AND slug = ${slug}`).pipe(internal)
                 if (row === undefined) return Option.none()
                 const credentials = yield* open(secret, row.credentials)
-                return Option.some({ id: row.id, provider: row.provider, credentials, version: row.updated_at })
+                const pricing = Option.getOrUndefined(Option.map(decodePricing(row.settings), (found) => found.pricing))
+                return Option.some({
+                  id: row.id,
+                  provider: row.provider,
+                  credentials,
+                  version: row.updated_at,
+                  pricing
+                })
               })
             )
         })

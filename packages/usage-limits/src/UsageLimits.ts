@@ -138,6 +138,8 @@ interface Claim {
 const claimsOf = (
   policies: ReadonlyArray<UsagePolicy>,
   facts: Matching.Facts,
+  /** A stored credential's own prices, which win over the catalog's. */
+  ownPrice: Metering.Price | undefined,
   endpoint: Endpoint.Endpoint,
   body: GatewayRequest.JsonObject,
   now: number
@@ -149,7 +151,7 @@ const claimsOf = (
     if (!Matching.matches(policy.conditions, facts)) continue
     let measure: (tokens: Metering.Tokens) => number = Metering.totalOf
     if (policy.type === "cost") {
-      const price = Metering.catalogPrice(facts.provider, model)
+      const price = ownPrice ?? Metering.catalogPrice(facts.provider, model)
       if (price === undefined) {
         return Effect.fail(
           new UnpricedModel({ policyId: policy.id, policyName: policy.name, provider: facts.provider, model })
@@ -215,13 +217,14 @@ const middleware = (target: ProviderTarget.ProviderTarget, services: Services): 
           // the common case, no policy in the workspace, costs two map lookups
           if (active.length === 0 && rates.length === 0) return next(request)
           return Effect.gen(function*() {
-            const provider = target.provider.startsWith("@")
-              ? (yield* services.storedProviders.providerOf(workspaceId, target)) ?? target.provider
-              : target.provider
-            const facts = factsOf(target, request, provider)
+            const stored = target.provider.startsWith("@")
+              ? yield* services.storedProviders.resolve(workspaceId, target)
+              : undefined
+            const facts = factsOf(target, request, stored?.provider ?? target.provider)
             const { bound, claims } = yield* claimsOf(
               active,
               facts,
+              stored?.price,
               request.endpoint,
               request.body,
               yield* Clock.currentTimeMillis
