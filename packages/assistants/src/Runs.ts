@@ -39,6 +39,11 @@ export const EXPIRES_AFTER_SECONDS = 600
 export const LEASE_SECONDS = 60
 /** How often the lease is renewed and abandoned runs are looked for. */
 export const SWEEP_INTERVAL = Duration.seconds(20)
+/**
+ * How long a stopping process lets the runs it works on finish. One still working then is
+ * interrupted; its lease lapses and a sweep (after a restart, or another replica's) ends it.
+ */
+export const STOP_WAIT = Duration.seconds(10)
 
 const ACTIVE: ReadonlySet<ThreadRun.RunStatus> = new Set(["queued", "in_progress", "requires_action", "cancelling"])
 
@@ -148,6 +153,10 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
       const secret = yield* ServerSecret.ServerSecret
       // the runs this process executes, by id; closing the layer interrupts them (their lease lapses)
       const running = yield* FiberMap.make<string>()
+      // finalizers run last-in first-out: this wait comes before the map interrupts what is left
+      yield* Effect.addFinalizer(() =>
+        FiberMap.awaitEmpty(running).pipe(Effect.timeoutOption(STOP_WAIT), Effect.ignore)
+      )
       // the streams that follow a run this process works on, by run id
       const listeners = new Map<string, Queue.Queue<RunEvent>>()
       const emit = (runId: string, event: string, data: unknown) => {
@@ -399,12 +408,14 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
           }
         })
 
+      const logged = (effect: Effect.Effect<void, GatewayError.InternalError>) =>
+        Effect.catchCause(effect, (cause) => Effect.logError("assistants: sweep failed", Cause.pretty(cause)))
+      // the first sweep ends before the layer is built, so it never sees a run this process made;
+      // only it may ignore leases (on a database this process alone opens, every lease is a dead one's)
+      yield* logged(sweepWith(options.soleProcess))
       const sweep = sweepWith(false)
       yield* Effect.forkScoped(
-        Effect.andThen(sweepWith(options.soleProcess), sweep).pipe(
-          Effect.catchCause((cause) => Effect.logError("assistants: sweep failed", Cause.pretty(cause))),
-          Effect.repeat(Schedule.spaced(SWEEP_INTERVAL))
-        )
+        logged(sweep).pipe(Effect.repeat(Schedule.spaced(SWEEP_INTERVAL)), Effect.delay(SWEEP_INTERVAL))
       )
 
       /** Checks and writes a new queued run; `create` and `createStreaming` then start it. */

@@ -10,8 +10,12 @@ import {
 } from "@switchyard/core"
 import { HookDenied } from "@switchyard/guardrails"
 import type { ThreadRun } from "@switchyard/protocol"
-import { Effect, Layer, Schema, Stream } from "effect"
+import { Database } from "@switchyard/storage"
+import { type Duration, Effect, Exit, Fiber, Layer, Schema, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { assistantsLive } from "../examples/RunThread.ts"
 
 type Answer = Effect.Effect<GatewayResponse.GatewayResponse, GatewayError.GatewayError>
@@ -475,7 +479,7 @@ describe("Runs on a database only this process opens", () => {
         scopes: ["assistants"]
       }, 1_000_000)
       // a second process start on the same database, as after a restart
-      yield* Layer.build(Runs.Runs.layerSoleProcess)
+      yield* Layer.build(Layer.fresh(Runs.Runs.layerSoleProcess))
       const left = yield* store.getRun("ws", thread.id, "run_left").pipe(
         Effect.map((stored) => stored.run),
         Effect.repeat({ until: (run) => run.status !== "in_progress", times: 100 })
@@ -483,4 +487,39 @@ describe("Runs on a database only this process opens", () => {
       assert.deepStrictEqual([left.status, left.last_error?.code], ["failed", "server_error"])
     }).pipe(Effect.scoped, Effect.provide(assistantsLive([provider.adapter], ":memory:")))
   })
+})
+
+describe("Runs when the process stops", () => {
+  const stopsDuring = (answerAfter: Duration.Input) =>
+    Effect.gen(function*() {
+      const file = join(mkdtempSync(join(tmpdir(), "assistants-stop-")), "threads.db")
+      const provider = scripted(Effect.andThen(Effect.sleep(answerAfter), completion("late")))
+      const scope = yield* Scope.make()
+      const services = yield* Layer.buildWithScope(assistantsLive([provider.adapter], file), scope)
+      const { runId, threadId } = yield* Effect.gen(function*() {
+        const { start, thread } = yield* setUp
+        const run = yield* start()
+        yield* Effect.repeat(Effect.sync(() => provider.received.length), { until: (n) => n > 0, times: 1000 })
+        return { runId: run.id, threadId: thread.id }
+      }).pipe(Effect.provide(services))
+      const stopping = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      yield* TestClock.adjust(Runs.STOP_WAIT)
+      yield* Fiber.join(stopping)
+      // the database file outlives the process: a store opened on it again reads what was left
+      return yield* ThreadStore.ThreadStore.use((store) => store.getRun("ws", threadId, runId)).pipe(
+        Effect.provide(ThreadStore.ThreadStore.layer.pipe(Layer.provide(Database.layerSqlite(file))))
+      )
+    })
+
+  it.effect("lets a run the provider answers within STOP_WAIT finish", () =>
+    Effect.gen(function*() {
+      const stored = yield* stopsDuring("5 seconds")
+      assert.deepStrictEqual([stored.run.status, stored.run.last_error], ["completed", null])
+    }))
+
+  it.effect("leaves a run still working after STOP_WAIT to the next sweep, in_progress", () =>
+    Effect.gen(function*() {
+      const stored = yield* stopsDuring("1 minute")
+      assert.strictEqual(stored.run.status, "in_progress")
+    }))
 })
