@@ -23,9 +23,10 @@ describe("assistants on Postgres, shared by two replicas", () => {
     first = await GatewayProcess.start(env)
   }, 60_000)
   afterAll(async () => {
+    // the fake first: the call it holds then fails, and no replica waits on it while stopping
+    await fake?.close()
     await first?.stop()
     await second?.stop()
-    await fake?.close()
     psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
   })
 
