@@ -7,6 +7,7 @@
 import type { Runs, ThreadStore } from "@switchyard/assistants"
 import type { ApiKeys, Authenticator, ServerSecret } from "@switchyard/auth"
 import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
+import type { FileStore } from "@switchyard/files"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { PromptStore } from "@switchyard/prompts"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
@@ -17,6 +18,7 @@ import type { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
 import * as Readiness from "./Readiness.ts"
 import * as AssistantRoutes from "./routes/AssistantRoutes.ts"
+import * as FileRoutes from "./routes/FileRoutes.ts"
 import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
@@ -43,6 +45,7 @@ type StoredServices =
   | PromptStore.PromptStore
   | ThreadStore.ThreadStore
   | Runs.Runs
+  | FileStore.FileStore
   // threads keep their provider selection sealed
   | ServerSecret.ServerSecret
   // prompt completions run the pipeline
@@ -196,6 +199,11 @@ export const table: ReadonlyArray<Route> = [
     scope: "assistants",
     handler: AssistantRoutes.getStep
   },
+  { method: "POST", path: "/v1/files", scope: "files", handler: FileRoutes.uploadFile },
+  { method: "GET", path: "/v1/files", scope: "files", handler: FileRoutes.listFiles },
+  { method: "GET", path: "/v1/files/:id", scope: "files", handler: FileRoutes.getFile },
+  { method: "GET", path: "/v1/files/:id/content", scope: "files", handler: FileRoutes.fileContent },
+  { method: "DELETE", path: "/v1/files/:id", scope: "files", handler: FileRoutes.deleteFile },
   { method: "POST", path: "/v1/feedback", scope: "completions", handler: GuardrailRoutes.createFeedback },
   { method: "GET", path: "/v1/feedback", scope: "logs.read", handler: GuardrailRoutes.listFeedback },
   {

@@ -11,6 +11,7 @@ import * as NodeEdge from "./http/NodeEdge.ts"
 import { Logs } from "./logging/Logs.ts"
 import * as Readiness from "./Readiness.ts"
 import * as Routes from "./Routes.ts"
+import * as FileRoutes from "./routes/FileRoutes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import * as MetricsRoute from "./routes/MetricsRoute.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
@@ -32,6 +33,7 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
         Layer.provide(Layer.succeed(ManagementRoute.BodyTimeoutMs, bodyTimeoutMs)),
         Layer.provide(Layer.succeed(MetricsRoute.Enabled, config.metrics)),
         Layer.provide(Layer.succeed(ManagementRoute.InferenceBodyBytes, config.maxBodyBytes)),
+        Layer.provide(Layer.succeed(FileRoutes.UploadBytes, config.maxFileBytes)),
         // /ready asks the pipeline's database, and Redis when the pipeline keeps its stores there
         Layer.provide(Readiness.layer({ redisUrl: config.pipeline.redisUrl }))
       )

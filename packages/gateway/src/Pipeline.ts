@@ -24,6 +24,7 @@ import {
   Stage,
   TrustedHosts
 } from "@switchyard/core"
+import { FileContents, FileStore } from "@switchyard/files"
 import { type Feedback, FeedbackSql, Guardrails, StoredGuardrails } from "@switchyard/guardrails"
 import { PromptStage, PromptStore } from "@switchyard/prompts"
 import { Integrations, ProviderAccess, type StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
@@ -35,6 +36,7 @@ import { RatePolicies, StoredProviders, UsageCounters, UsageLimits, UsagePolicie
 import { Config, ConfigProvider, Data, Effect, Layer, Option, type Redacted } from "effect"
 import { RateLimiter, type Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
+import { join } from "node:path"
 import * as GatewayEmbedder from "./internal/GatewayEmbedder.ts"
 
 export interface Options {
@@ -227,6 +229,7 @@ export type Services =
   | PromptStore.PromptStore
   | ThreadStore.ThreadStore
   | Runs.Runs
+  | FileStore.FileStore
   | SqlClient.SqlClient
   | Database.Dialect
 
@@ -284,8 +287,17 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   const assistants = Layer.unwrap(
     Database.Dialect.useSync((dialect) => dialect.name === "sqlite" ? Runs.Runs.layerSoleProcess : Runs.Runs.layer)
   ).pipe(Layer.provideMerge(ThreadStore.ThreadStore.layer))
+  // file contents: on disk in the data dir beside the SQLite file; in the shared Postgres otherwise,
+  // where every replica and batch worker reads them without a shared mount
+  const files = FileStore.FileStore.layer.pipe(
+    Layer.provide(Layer.unwrap(
+      Database.Dialect.useSync((dialect) =>
+        dialect.name === "sqlite" ? FileContents.layerDirectory(join(dataDir, "files")) : FileContents.layerSql
+      )
+    ))
+  )
   return Layer.provideMerge(
-    assistants,
+    Layer.merge(assistants, files),
     Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage))
   ).pipe(
     Layer.provideMerge(storage),

@@ -250,6 +250,31 @@ const createAssistants = Effect.gen(function*() {
   yield* sql`CREATE INDEX run_steps_run ON run_steps (run_id, position, id)`
 })
 
+/**
+ * Uploaded files: the object as JSON in `body`, and their contents in `file_chunks` where the
+ * database holds them (Postgres: every replica and worker reads them over the connection it has).
+ * Chunks carry no foreign key: an upload writes them before its file row exists.
+ */
+const createFiles = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE files (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    purpose TEXT NOT NULL,
+    position BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX files_workspace ON files (workspace_id, position, id)`
+  const bytes = sql.onDialectOrElse({ pg: () => sql.literal("BYTEA"), orElse: () => sql.literal("BLOB") })
+  yield* sql`CREATE TABLE file_chunks (
+    file_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data ${bytes} NOT NULL,
+    PRIMARY KEY (file_id, seq)
+  )`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
@@ -260,7 +285,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0006_create_guardrails_and_feedback": createGuardrailsAndFeedback,
   "0007_create_usage_and_rate_limits": createUsageAndRateLimits,
   "0008_create_prompts": createPrompts,
-  "0009_create_assistants": createAssistants
+  "0009_create_assistants": createAssistants,
+  "0010_create_files": createFiles
 }
 
 const runMigrator = Migrator.make({})

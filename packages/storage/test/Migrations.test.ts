@@ -16,7 +16,9 @@ const TABLES = [
   "threads",
   "thread_messages",
   "thread_runs",
-  "run_steps"
+  "run_steps",
+  "files",
+  "file_chunks"
 ]
 
 const Workspace = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.Number })

@@ -142,7 +142,7 @@ const successContent = (answer: Answer): OpenApi.OpenApiSpecContent => ({
 const errorStatuses = (route: DocumentedRoute, operation: Operation): ReadonlyArray<ErrorStatus> => {
   const statuses = new Set<ErrorStatus>(operation.errors ?? [])
   if (route.scope !== null) statuses.add(401).add(403)
-  if (operation.body !== undefined) statuses.add(400).add(408).add(413)
+  if (operation.body !== undefined || operation.multipart !== undefined) statuses.add(400).add(408).add(413)
   if (operation.query !== undefined) statuses.add(400)
   if (pathParameters(route.path).length > 0) statuses.add(404)
   if (operation.upstream === true) statuses.add(408).add(412).add(429).add(446).add(502).add(503)
@@ -201,6 +201,9 @@ const operationOf = (
     responses,
     ...(operation.body === undefined ? {} : {
       requestBody: { required: true, content: { "application/json": { schema: schemaRef(operation.body) } } }
+    }),
+    ...(operation.multipart === undefined ? {} : {
+      requestBody: { required: true, content: { "multipart/form-data": { schema: schemaRef(operation.multipart) } } }
     })
   }
 }
@@ -214,6 +217,7 @@ export const make = (routes: ReadonlyArray<DocumentedRoute>, version: string): O
   const named = new Set<SchemaName>()
   for (const { operation } of described) {
     if (operation.body !== undefined) named.add(operation.body)
+    if (operation.multipart !== undefined) named.add(operation.multipart)
     if (operation.answer.schema !== undefined) named.add(operation.answer.schema)
   }
   const withQuery = described.filter(({ operation }) => operation.query !== undefined)

@@ -12,6 +12,7 @@ import {
   CompletionRequest,
   EmbeddingRequest,
   ErrorBody,
+  FileObject,
   ListQuery,
   PromptTemplate,
   RateLimitPolicy,
@@ -23,6 +24,14 @@ import {
   UsageLimitsPolicy
 } from "@switchyard/protocol"
 import { Schema } from "effect"
+
+/** The multipart body of `POST /v1/files`. */
+const UploadFile = Schema.Struct({
+  file: Schema.String.annotate({
+    description: "The file, as a part with a filename: JSONL, one request per line (at most GATEWAY_MAX_FILE_BYTES)."
+  }),
+  purpose: FileObject.UploadPurpose
+})
 
 /** The answer of every list route (ManagementRoute.list). */
 const List = Schema.Struct({
@@ -67,6 +76,8 @@ export type SchemaName =
   | "ThreadRun"
   | "SubmitToolOutputs"
   | "RunStep"
+  | "UploadFile"
+  | "FileObject"
   | "List"
   | "ErrorBody"
 
@@ -105,6 +116,8 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   ThreadRun: ThreadRun.ThreadRun,
   SubmitToolOutputs: ThreadRun.SubmitToolOutputs,
   RunStep: RunStep.RunStep,
+  UploadFile,
+  FileObject: FileObject.FileObject,
   List,
   ErrorBody: ErrorBody.ErrorBody
 }
@@ -124,6 +137,7 @@ export const tags = {
     "Versioned Mustache chat templates, rendered and run through the pipeline as `pp-…`, `pp-…@latest` or `pp-…@N`.",
   Assistants: "Assistants, threads, messages, runs and run steps, kept by the gateway; a run goes through the "
     + "pipeline to any provider, with the provider selection its thread was created with.",
+  Files: "Uploaded files (batch input) and the files batches write, per workspace.",
   Service: "The gateway itself: health and this description."
 } as const
 
@@ -132,7 +146,13 @@ export type Tag = keyof typeof tags
 /** The media type and schema of a successful answer. */
 export interface Answer {
   readonly description: string
-  readonly mediaType: "application/json" | "text/html" | "text/css" | "text/javascript" | "text/plain"
+  readonly mediaType:
+    | "application/json"
+    | "text/html"
+    | "text/css"
+    | "text/javascript"
+    | "application/octet-stream"
+    | "text/plain"
   /** Absent: any value of the media type. */
   readonly schema?: SchemaName
   /** Also answers server-sent events when the body says `"stream": true`. */
@@ -150,6 +170,8 @@ export interface Operation {
   readonly description?: string
   /** The schema the handler decodes the JSON body with. */
   readonly body?: SchemaName
+  /** The fields of a multipart/form-data body (instead of a JSON one). */
+  readonly multipart?: SchemaName
   /** A struct whose fields are the query parameters. */
   readonly query?: Schema.Struct<Schema.Struct.Fields>
   readonly headers?: ReadonlyArray<Header>
@@ -358,6 +380,36 @@ export const operations: Readonly<Record<string, Operation>> = {
     tag: "Guardrails",
     summary: "Delete a guardrail",
     answer: json("The deleted guardrail.")
+  },
+  "POST /v1/files": {
+    tag: "Files",
+    summary: "Upload a file",
+    description: "Multipart: a file part `file` and the field `purpose` (`batch`). The upload is streamed to "
+      + "storage; batch input must be JSONL (every non-blank line a JSON object), else 400 naming `file` and the "
+      + "line; past `GATEWAY_MAX_FILE_BYTES`, 413 and nothing is kept.",
+    multipart: "UploadFile",
+    answer: json("The file, with its id `file-…`.", "FileObject")
+  },
+  "GET /v1/files": {
+    tag: "Files",
+    summary: "List files",
+    query: Schema.Struct({ ...ListQuery.ListQuery.fields, purpose: Schema.optionalKey(FileObject.FilePurpose) }),
+    answer: listOf("files")
+  },
+  "GET /v1/files/:id": {
+    tag: "Files",
+    summary: "Get a file",
+    answer: json("The file.", "FileObject")
+  },
+  "GET /v1/files/:id/content": {
+    tag: "Files",
+    summary: "Get a file's content",
+    answer: { description: "The bytes as uploaded or written.", mediaType: "application/octet-stream" }
+  },
+  "DELETE /v1/files/:id": {
+    tag: "Files",
+    summary: "Delete a file",
+    answer: json("`{id, object: \"file\", deleted: true}`.")
   },
   "POST /v1/feedback": {
     tag: "Feedback",

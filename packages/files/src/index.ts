@@ -1,0 +1,3 @@
+export * as FileContents from "./FileContents.ts"
+export * as FileStore from "./FileStore.ts"
+export * as JsonLines from "./JsonLines.ts"
