@@ -139,6 +139,7 @@ export const table: ReadonlyArray<Route> = [
     handler: AssistantRoutes.deleteAssistant
   },
   { method: "POST", path: "/v1/threads", scope: "assistants", handler: AssistantRoutes.createThread },
+  { method: "POST", path: "/v1/threads/runs", scope: "assistants", handler: AssistantRoutes.createThreadAndRun },
   { method: "GET", path: "/v1/threads/:thread_id", scope: "assistants", handler: AssistantRoutes.getThread },
   { method: "POST", path: "/v1/threads/:thread_id", scope: "assistants", handler: AssistantRoutes.modifyThread },
   { method: "DELETE", path: "/v1/threads/:thread_id", scope: "assistants", handler: AssistantRoutes.deleteThread },

@@ -119,6 +119,25 @@ describe("assistants and threads through the openai client", () => {
     expect((await openai.beta.threads.runs.list(thread.id)).data.map((listed) => listed.id)).toEqual([run.id])
   })
 
+  it("creates a thread and its run in one call, with the thread's provider selection", async () => {
+    const openai = client()
+    const assistant = await openai.beta.assistants.create({ model: "gpt-4o-mini" })
+    const run = await openai.beta.threads.createAndRunPoll({
+      assistant_id: assistant.id,
+      thread: { messages: [{ role: "user", content: "one call" }], metadata: { via: "createAndRun" } }
+    }, poll)
+    expect(run.status).toBe("completed")
+    expect((await openai.beta.threads.retrieve(run.thread_id)).metadata).toEqual({ via: "createAndRun" })
+    const messages = await openai.beta.threads.messages.list(run.thread_id, { order: "asc" })
+    const answer = messages.data[1]?.content[0]
+    expect(answer?.type === "text" ? answer.text.value : "").toBe("echo: one call")
+    const unknown = await call(base(), "POST", "/v1/threads/runs", {
+      body: { assistant_id: "asst_nope", thread: { messages: [{ role: "user", content: "x" }] } },
+      headers: viaFake()
+    })
+    expect([unknown.status, unknown.body.error.param]).toEqual([400, "assistant_id"])
+  })
+
   it("adds, reads, modifies and deletes messages, and keeps the thread's metadata editable", async () => {
     const openai = client()
     const thread = await openai.beta.threads.create()

@@ -13,6 +13,7 @@ import { Int, IntAtLeast, isMaxChars, isMaxItems, isNonEmptyString, NumberBetwee
 import { closedStruct } from "./internal/Structs.ts"
 import { Metadata } from "./Metadata.ts"
 import { LastError } from "./RunStep.ts"
+import { CreateThread } from "./Thread.ts"
 import { CreateThreadMessage } from "./ThreadMessage.ts"
 
 /** @since 0.1.0 */
@@ -81,8 +82,7 @@ export const ThreadRun = Schema.Struct({
 /** @since 0.1.0 */
 export type ThreadRun = typeof ThreadRun.Type
 
-/** Body of `POST /v1/threads/{thread_id}/runs`; a misspelt field is a 400. @since 0.1.0 */
-export const CreateRun = closedStruct({
+const runFields = {
   assistant_id: Schema.String.check(isNonEmptyString),
   /** Overrides the assistant's model for this run. */
   model: Schema.optionalKey(Schema.NullOr(Schema.String.check(isNonEmptyString))),
@@ -101,9 +101,22 @@ export const CreateRun = closedStruct({
   parallel_tool_calls: Schema.optionalKey(Schema.Boolean),
   response_format: Schema.optionalKey(Schema.NullOr(ResponseFormat)),
   stream: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
-})
+}
+
+/** Body of `POST /v1/threads/{thread_id}/runs`; a misspelt field is a 400. @since 0.1.0 */
+export const CreateRun = closedStruct(runFields)
 /** @since 0.1.0 */
 export type CreateRun = typeof CreateRun.Type
+
+const { additional_instructions: _instructions, additional_messages: _messages, ...threadAndRunFields } = runFields
+
+/** Body of `POST /v1/threads/runs`: a new thread (`thread`, as `POST /v1/threads` takes it) and its first run. @since 0.1.0 */
+export const CreateThreadAndRun = closedStruct({
+  ...threadAndRunFields,
+  thread: Schema.optionalKey(CreateThread)
+})
+/** @since 0.1.0 */
+export type CreateThreadAndRun = typeof CreateThreadAndRun.Type
 
 /** Body of `POST …/runs/{run_id}/submit_tool_outputs`. @since 0.1.0 */
 export const SubmitToolOutputs = closedStruct({

@@ -22,6 +22,7 @@ const modifyThreadBody = body(Thread.ModifyThread)
 const createMessageBody = body(ThreadMessage.CreateThreadMessage)
 const modifyMessageBody = body(ThreadMessage.ModifyThreadMessage)
 const createRunBody = body(ThreadRun.CreateRun)
+const createThreadAndRunBody = body(ThreadRun.CreateThreadAndRun)
 const submitToolOutputsBody = body(ThreadRun.SubmitToolOutputs)
 const decodeListQuery = InvalidInput.decodeInput(ListQuery.ListQuery)
 
@@ -150,6 +151,37 @@ export const createRun: Handler<Runs.Runs | BodyDeadlines> = (input) =>
       receivedAt: Date.now()
     })
     const options = { context, threadId: param(input, "thread_id"), body: request }
+    const runs = yield* Runs.Runs
+    return request.stream === true ? runEventStream(yield* runs.createStreaming(options)) : yield* runs.create(options)
+  })
+
+/**
+ * A new thread (with the request's provider selection, as `POST /v1/threads` keeps it) and its
+ * first run, in one call. An unknown assistant is refused before the thread is written.
+ */
+export const createThreadAndRun: Handler<Store | Runs.Runs | ServerSecret.ServerSecret | BodyDeadlines> = (input) =>
+  Effect.gen(function*() {
+    const selection = yield* RunSelection.capture(input.request.headers)
+    const context = yield* RequestContext.make({
+      traceId: RequestContext.traceIdOf(input.request.headers),
+      headers: input.request.headers,
+      principal: input.principal,
+      receivedAt: Date.now()
+    })
+    const { thread: threadBody, ...request } = yield* createThreadAndRunBody(input.request)
+    const store = yield* ThreadStore.ThreadStore
+    yield* store.getAssistant(workspace(input), request.assistant_id).pipe(
+      Effect.catchTag("NotFound", () =>
+        Effect.fail(
+          new GatewayError.InvalidRequest({
+            message: `assistant_id: no assistant ${request.assistant_id} in this workspace`,
+            param: "assistant_id"
+          })
+        ))
+    )
+    const secret = yield* ServerSecret.ServerSecret
+    const thread = yield* store.createThread(workspace(input), threadBody ?? {}, RunSelection.seal(secret, selection))
+    const options = { context, threadId: thread.id, body: request }
     const runs = yield* Runs.Runs
     return request.stream === true ? runEventStream(yield* runs.createStreaming(options)) : yield* runs.create(options)
   })

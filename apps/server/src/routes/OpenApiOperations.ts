@@ -73,6 +73,7 @@ export type SchemaName =
   | "ModifyThreadMessage"
   | "ThreadMessage"
   | "CreateRun"
+  | "CreateThreadAndRun"
   | "ThreadRun"
   | "SubmitToolOutputs"
   | "RunStep"
@@ -113,6 +114,7 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   ModifyThreadMessage: ThreadMessage.ModifyThreadMessage,
   ThreadMessage: ThreadMessage.ThreadMessage,
   CreateRun: ThreadRun.CreateRun,
+  CreateThreadAndRun: ThreadRun.CreateThreadAndRun,
   ThreadRun: ThreadRun.ThreadRun,
   SubmitToolOutputs: ThreadRun.SubmitToolOutputs,
   RunStep: RunStep.RunStep,
@@ -524,6 +526,20 @@ export const operations: Readonly<Record<string, Operation>> = {
     body: "CreateThread",
     headers: providerHeaders,
     answer: json("The thread, with its id `thread_…`.", "Thread")
+  },
+  "POST /v1/threads/runs": {
+    tag: "Assistants",
+    summary: "Create a thread and run it",
+    description: "A new thread (`thread`, as `POST /v1/threads` takes it, with the request's provider selection) "
+      + "and its first run, answered as `POST /v1/threads/{thread_id}/runs` answers.",
+    body: "CreateThreadAndRun",
+    headers: providerHeaders,
+    answer: {
+      description: "The queued run; with `\"stream\": true`, its server-sent events.",
+      mediaType: "application/json",
+      schema: "ThreadRun",
+      streams: true
+    }
   },
   "GET /v1/threads/:thread_id": { tag: "Assistants", summary: "Get a thread", answer: json("The thread.", "Thread") },
   "POST /v1/threads/:thread_id": {
