@@ -178,6 +178,12 @@ export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/v1/threads/:thread_id/runs/:run_id", scope: "assistants", handler: AssistantRoutes.getRun },
   {
     method: "POST",
+    path: "/v1/threads/:thread_id/runs/:run_id",
+    scope: "assistants",
+    handler: AssistantRoutes.modifyRun
+  },
+  {
+    method: "POST",
     path: "/v1/threads/:thread_id/runs/:run_id/cancel",
     scope: "assistants",
     handler: AssistantRoutes.cancelRun

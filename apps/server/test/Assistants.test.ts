@@ -117,6 +117,8 @@ describe("assistants and threads through the openai client", () => {
       messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hello there" }]
     })
     expect((await openai.beta.threads.runs.list(thread.id)).data.map((listed) => listed.id)).toEqual([run.id])
+    const updated = await openai.beta.threads.runs.update(run.id, { thread_id: thread.id, metadata: { seen: "yes" } })
+    expect(updated).toEqual({ ...run, metadata: { seen: "yes" } })
   })
 
   it("creates a thread and its run in one call, with the thread's provider selection", async () => {

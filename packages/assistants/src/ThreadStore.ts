@@ -174,6 +174,13 @@ export class ThreadStore extends Context.Service<ThreadStore, {
     leaseUntil?: number | null,
     options?: { readonly onlyIf?: ThreadRun.RunStatus }
   ) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.InternalError>
+  /** Sets a run's metadata, whatever its status. */
+  readonly modifyRun: (
+    workspaceId: string,
+    threadId: string,
+    runId: string,
+    body: ThreadRun.ModifyRun
+  ) => Effect.Effect<ThreadRun.ThreadRun, Failure>
   /** Extends the lease of a run still `in_progress`, leaving the run as it is. */
   readonly renewLease: (runId: string, leaseUntil: number) => Effect.Effect<void, GatewayError.InternalError>
   /**
@@ -448,12 +455,26 @@ export class ThreadStore extends Context.Service<ThreadStore, {
         listRuns: (workspaceId, threadId, query) =>
           Effect.andThen(thread(workspaceId, threadId), runs.page({ workspaceId, parentId: threadId }, query)),
         updateRun: (workspaceId, changed, leaseUntil, options) =>
-          runs.update(
-            { workspaceId, parentId: changed.thread_id },
-            changed,
-            { status: changed.status, ...(leaseUntil === undefined ? {} : { lease_until: leaseUntil }) },
-            options?.onlyIf === undefined ? sql`1 = 1` : sql`status = ${options.onlyIf}`
-          ),
+          Effect.gen(function*() {
+            const scope = { workspaceId, parentId: changed.thread_id }
+            // the metadata is the caller's (modifyRun): a run's own progress never writes over it
+            const stored = yield* runs.find(scope, changed.id).pipe(
+              Effect.catchTag("NotFound", () => Effect.succeed(undefined))
+            )
+            const kept = stored === undefined ? changed : { ...changed, metadata: stored.metadata }
+            return yield* runs.update(
+              scope,
+              kept,
+              { status: kept.status, ...(leaseUntil === undefined ? {} : { lease_until: leaseUntil }) },
+              options?.onlyIf === undefined ? sql`1 = 1` : sql`status = ${options.onlyIf}`
+            )
+          }),
+        modifyRun: (workspaceId, threadId, runId, body) =>
+          Effect.gen(function*() {
+            const found = yield* run(workspaceId, threadId, runId)
+            if (body.metadata === undefined) return found
+            return yield* runs.update({ workspaceId, parentId: threadId }, { ...found, metadata: body.metadata ?? {} })
+          }),
         renewLease: (runId, leaseUntil) =>
           ObjectTable.internal(
             sql`UPDATE thread_runs SET lease_until = ${leaseUntil} WHERE id = ${runId} AND status = 'in_progress'`

@@ -189,6 +189,20 @@ describe("Runs", () => {
     }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
   })
 
+  it.effect("keeps metadata set while the run works: the run's progress never writes over it", () => {
+    const provider = scripted(Effect.andThen(Effect.sleep("1 second"), completion("done")))
+    return Effect.gen(function*() {
+      const { settle, start, store, thread } = yield* setUp
+      const queued = yield* start({ metadata: { first: "1" } })
+      yield* Effect.repeat(Effect.sync(() => provider.received.length), { until: (n) => n > 0, times: 1000 })
+      const modified = yield* store.modifyRun("ws", thread.id, queued.id, { metadata: { second: "2" } })
+      assert.deepStrictEqual(modified.metadata, { second: "2" })
+      yield* TestClock.adjust("1 second")
+      const done = yield* settle(queued)
+      assert.deepStrictEqual([done.status, done.metadata], ["completed", { second: "2" }])
+    }).pipe(Effect.provide(assistantsLive([provider.adapter], ":memory:")))
+  })
+
   it.effect("refuses an assistant of another workspace as a 400 naming assistant_id", () => {
     const provider = scripted()
     return Effect.gen(function*() {

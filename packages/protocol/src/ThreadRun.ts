@@ -118,6 +118,11 @@ export const CreateThreadAndRun = closedStruct({
 /** @since 0.1.0 */
 export type CreateThreadAndRun = typeof CreateThreadAndRun.Type
 
+/** Body of `POST /v1/threads/{thread_id}/runs/{run_id}`: a run's metadata is all that changes. @since 0.1.0 */
+export const ModifyRun = closedStruct({ metadata: Schema.optionalKey(Schema.NullOr(Metadata)) })
+/** @since 0.1.0 */
+export type ModifyRun = typeof ModifyRun.Type
+
 /** Body of `POST …/runs/{run_id}/submit_tool_outputs`. @since 0.1.0 */
 export const SubmitToolOutputs = closedStruct({
   tool_outputs: Schema.Array(closedStruct({ tool_call_id: Schema.String, output: Schema.String })).check(

@@ -23,6 +23,7 @@ const createMessageBody = body(ThreadMessage.CreateThreadMessage)
 const modifyMessageBody = body(ThreadMessage.ModifyThreadMessage)
 const createRunBody = body(ThreadRun.CreateRun)
 const createThreadAndRunBody = body(ThreadRun.CreateThreadAndRun)
+const modifyRunBody = body(ThreadRun.ModifyRun)
 const submitToolOutputsBody = body(ThreadRun.SubmitToolOutputs)
 const decodeListQuery = InvalidInput.decodeInput(ListQuery.ListQuery)
 
@@ -198,6 +199,15 @@ export const getRun: Handler<Store> = (input) =>
       store.getRun(workspace(input), param(input, "thread_id"), param(input, "run_id")),
       (stored) => stored.run
     )
+  )
+
+export const modifyRun: Handler<Store | BodyDeadlines> = (input) =>
+  Effect.flatMap(
+    modifyRunBody(input.request),
+    (request) =>
+      withStore((store) =>
+        store.modifyRun(workspace(input), param(input, "thread_id"), param(input, "run_id"), request)
+      )
   )
 
 export const cancelRun: Handler<Runs.Runs> = (input) =>

@@ -74,6 +74,7 @@ export type SchemaName =
   | "ThreadMessage"
   | "CreateRun"
   | "CreateThreadAndRun"
+  | "ModifyRun"
   | "ThreadRun"
   | "SubmitToolOutputs"
   | "RunStep"
@@ -115,6 +116,7 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   ThreadMessage: ThreadMessage.ThreadMessage,
   CreateRun: ThreadRun.CreateRun,
   CreateThreadAndRun: ThreadRun.CreateThreadAndRun,
+  ModifyRun: ThreadRun.ModifyRun,
   ThreadRun: ThreadRun.ThreadRun,
   SubmitToolOutputs: ThreadRun.SubmitToolOutputs,
   RunStep: RunStep.RunStep,
@@ -608,6 +610,13 @@ export const operations: Readonly<Record<string, Operation>> = {
   "GET /v1/threads/:thread_id/runs/:run_id": {
     tag: "Assistants",
     summary: "Get a run",
+    answer: json("The run.", "ThreadRun")
+  },
+  "POST /v1/threads/:thread_id/runs/:run_id": {
+    tag: "Assistants",
+    summary: "Modify a run's metadata",
+    description: "Whatever the run's status; its progress never writes over the metadata set here.",
+    body: "ModifyRun",
     answer: json("The run.", "ThreadRun")
   },
   "POST /v1/threads/:thread_id/runs/:run_id/cancel": {
