@@ -62,6 +62,13 @@ export const activeRun = (
     )
   )
 
+/** A thread already running: 400, as the common assistants format answers. */
+const busy = (threadId: string, active: ThreadRun.ThreadRun) =>
+  new GatewayError.InvalidRequest({
+    message: `thread_id: thread ${threadId} already has an active run ${active.id} (${active.status})`,
+    param: "thread_id"
+  })
+
 /** One server-sent event of a streamed run, named as the common assistants format names them. */
 export interface RunEvent {
   readonly event: string
@@ -436,14 +443,9 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
                 })
               ))
           )
+          // a quick refusal before any message is added; insertRunIfIdle settles a race
           const active = yield* activeRun(workspaceId, threadId).pipe(Effect.provideService(ThreadStore, store))
-          if (Option.isSome(active)) {
-            return yield* new GatewayError.InvalidRequest({
-              message: `thread_id: thread ${threadId} already has an active run ${active.value.id} ` +
-                `(${active.value.status})`,
-              param: "thread_id"
-            })
-          }
+          if (Option.isSome(active)) return yield* busy(threadId, active.value)
           for (const message of body.additional_messages ?? []) {
             yield* store.createMessage(workspaceId, threadId, message)
           }
@@ -464,7 +466,8 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             scopes: [...context.principal.scopes],
             ...(context.principal.expiresAt === undefined ? {} : { expiresAt: context.principal.expiresAt })
           }
-          yield* store.insertRun(workspaceId, run, caller, at + LEASE_SECONDS)
+          const blocking = yield* store.insertRunIfIdle(workspaceId, run, caller, at + LEASE_SECONDS)
+          if (Option.isSome(blocking)) return yield* busy(threadId, blocking.value)
           return { workspaceId, run, caller }
         })
 

@@ -19,7 +19,7 @@ import {
   ThreadMessage,
   ThreadRun
 } from "@switchyard/protocol"
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import * as ObjectTable from "./internal/ObjectTable.ts"
@@ -75,6 +75,9 @@ const decodeWaitingRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct(
   body: Schema.fromJsonString(ThreadRun.ThreadRun),
   caller: CallerJson
 })))
+const decodeBodies = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ body: Schema.fromJsonString(ThreadRun.ThreadRun) }))
+)
 const IdRow = Schema.Struct({ id: Schema.String, workspace_id: Schema.String })
 const decodeIdRows = Schema.decodeUnknownEffect(Schema.Array(IdRow))
 
@@ -158,6 +161,17 @@ export class ThreadStore extends Context.Service<ThreadStore, {
     caller: Caller,
     leaseUntil: number
   ) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.InternalError>
+  /**
+   * Writes a new run unless its thread has one that has not ended; answers that one then. Two
+   * processes creating runs of one thread at once are taken one after the other (the thread's
+   * row is locked), so a thread never has two active runs.
+   */
+  readonly insertRunIfIdle: (
+    workspaceId: string,
+    run: ThreadRun.ThreadRun,
+    caller: Caller,
+    leaseUntil: number
+  ) => Effect.Effect<Option.Option<ThreadRun.ThreadRun>, GatewayError.InternalError>
   readonly getRun: (workspaceId: string, threadId: string, id: string) => Effect.Effect<StoredRun, Failure>
   readonly listRuns: (
     workspaceId: string,
@@ -443,6 +457,27 @@ export class ThreadStore extends Context.Service<ThreadStore, {
             lease_until: leaseUntil,
             caller: encodeCaller(caller)
           }),
+        insertRunIfIdle: (workspaceId, created, caller, leaseUntil) =>
+          ObjectTable.transaction(
+            sql,
+            Effect.gen(function*() {
+              // a write to the thread's row locks it until the transaction ends (SQLite: the database)
+              yield* ObjectTable.internal(sql`UPDATE threads SET position = position WHERE id = ${created.thread_id}`)
+              const [active] = yield* ObjectTable.internal(
+                sql`SELECT body FROM thread_runs WHERE thread_id = ${created.thread_id}
+                  AND status IN ('queued', 'in_progress', 'requires_action', 'cancelling') LIMIT 1`.pipe(
+                  Effect.flatMap(decodeBodies)
+                )
+              )
+              if (active !== undefined) return Option.some(active.body)
+              yield* runs.insert({ workspaceId, parentId: created.thread_id }, created, created.created_at, {
+                status: created.status,
+                lease_until: leaseUntil,
+                caller: encodeCaller(caller)
+              })
+              return Option.none()
+            })
+          ),
         getRun: (workspaceId, threadId, id) =>
           Effect.gen(function*() {
             const found = yield* run(workspaceId, threadId, id)

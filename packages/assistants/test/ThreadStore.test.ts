@@ -3,7 +3,7 @@ import { ThreadStore } from "@switchyard/assistants"
 import { GatewayError } from "@switchyard/core"
 import type { ListQuery, ThreadRun } from "@switchyard/protocol"
 import { TestDatabase } from "@switchyard/storage/testing"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 
 const store = Effect.gen(function*() {
   return yield* ThreadStore.ThreadStore
@@ -225,6 +225,38 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         assert.strictEqual((yield* threads.takeAbandoned(20, 80, { ignoreLeases: true })).length, 1)
         yield* threads.updateRun("ws-lease", { ...run, status: "failed" }, null)
         assert.deepStrictEqual(yield* threads.takeAbandoned(100, 160, { ignoreLeases: true }), [])
+      }))
+
+    it.effect("writes one of several runs created at once on a thread, and answers the others with it", () =>
+      Effect.gen(function*() {
+        const threads = yield* store
+        const thread = yield* threads.createThread("ws-race", {}, "s")
+        const attempts = Array.from({ length: 20 }, () => ({
+          ...runTemplate,
+          id: ThreadStore.newId("run"),
+          thread_id: thread.id
+        }))
+        const answers = yield* Effect.forEach(
+          attempts,
+          (run) => threads.insertRunIfIdle("ws-race", run, { keyId: "k", scopes: ["assistants"] }, 60),
+          { concurrency: "unbounded" }
+        )
+        const written = attempts.filter((_, index) => Option.isNone(answers[index] ?? Option.none()))
+        assert.strictEqual(written.length, 1)
+        const blocking = answers.filter(Option.isSome).map((answer) => answer.value.id)
+        assert.deepStrictEqual(blocking, Array.from({ length: 19 }, () => written[0]?.id))
+        const listed = yield* threads.listRuns("ws-race", thread.id, page())
+        assert.deepStrictEqual(ids(listed.data), [written[0]?.id])
+        // once it has ended, the thread takes a new run
+        yield* threads.updateRun("ws-race", {
+          ...runTemplate,
+          id: written[0]?.id ?? "",
+          thread_id: thread.id,
+          status: "completed"
+        })
+        const next = { ...runTemplate, id: ThreadStore.newId("run"), thread_id: thread.id }
+        const answer = yield* threads.insertRunIfIdle("ws-race", next, { keyId: "k", scopes: ["assistants"] }, 60)
+        assert.isTrue(Option.isNone(answer))
       }))
 
     it.effect("deletes a thread with its messages", () =>
