@@ -499,6 +499,14 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             })
           }
           const at = yield* unix
+          // the conditional write is the claim: of two requests submitting at once, one goes on
+          const queued: ThreadRun.ThreadRun = { ...run, status: "queued", required_action: null }
+          if (!(yield* store.requeueRun(workspaceId, queued, at + LEASE_SECONDS))) {
+            return yield* new GatewayError.InvalidRequest({
+              message: `run_id: run ${runId} no longer waits on tool outputs (they were submitted, or it ended)`,
+              param: "run_id"
+            })
+          }
           const steps = yield* store.listSteps(workspaceId, threadId, runId, { limit: 100, order: "desc" })
           const waiting = steps.data.find((step) => step.type === "tool_calls" && step.status === "in_progress")
           if (waiting !== undefined) {
@@ -519,8 +527,6 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
               }
             })
           }
-          const queued: ThreadRun.ThreadRun = { ...run, status: "queued", required_action: null }
-          yield* store.updateRun(workspaceId, queued, at + LEASE_SECONDS, { onlyIf: "requires_action" })
           return { queued, caller }
         })
 

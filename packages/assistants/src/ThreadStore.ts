@@ -188,6 +188,15 @@ export class ThreadStore extends Context.Service<ThreadStore, {
     leaseUntil?: number | null,
     options?: { readonly onlyIf?: ThreadRun.RunStatus }
   ) => Effect.Effect<ThreadRun.ThreadRun, GatewayError.InternalError>
+  /**
+   * Queues again a run that waits on its caller, held until `leaseUntil`; false when it no longer
+   * waits (another request submitted its outputs, or it was cancelled or expired meanwhile).
+   */
+  readonly requeueRun: (
+    workspaceId: string,
+    run: ThreadRun.ThreadRun,
+    leaseUntil: number
+  ) => Effect.Effect<boolean, GatewayError.InternalError>
   /** Sets a run's metadata, whatever its status. */
   readonly modifyRun: (
     workspaceId: string,
@@ -504,6 +513,13 @@ export class ThreadStore extends Context.Service<ThreadStore, {
               options?.onlyIf === undefined ? sql`1 = 1` : sql`status = ${options.onlyIf}`
             )
           }),
+        requeueRun: (workspaceId, queued, leaseUntil) =>
+          runs.updateIf(
+            { workspaceId, parentId: queued.thread_id },
+            queued,
+            { status: queued.status, lease_until: leaseUntil },
+            sql`status = 'requires_action'`
+          ),
         modifyRun: (workspaceId, threadId, runId, body) =>
           Effect.gen(function*() {
             const found = yield* run(workspaceId, threadId, runId)

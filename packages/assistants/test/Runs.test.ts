@@ -11,7 +11,7 @@ import {
 import { HookDenied } from "@switchyard/guardrails"
 import type { ThreadRun } from "@switchyard/protocol"
 import { Database } from "@switchyard/storage"
-import { type Duration, Effect, Exit, Fiber, Layer, Schema, Scope, Stream } from "effect"
+import { type Duration, Effect, Exit, Fiber, Layer, Result, Schema, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -323,9 +323,15 @@ describe("Runs with function tools", () => {
       assert.strictEqual(failureOf(wrong), "400 tool_outputs")
       const missing = yield* Effect.flip(runs.submitToolOutputs("ws", thread.id, waiting.id, { tool_outputs: [] }))
       assert.strictEqual(failureOf(missing), "400 tool_outputs")
-      const queued = yield* runs.submitToolOutputs("ws", thread.id, waiting.id, {
+      // two submissions at once: one continues the run, the other is refused
+      const submit = runs.submitToolOutputs("ws", thread.id, waiting.id, {
         tool_outputs: [{ tool_call_id: "call_1", output: "sunny" }]
-      })
+      }).pipe(Effect.result)
+      const [first, second] = yield* Effect.all([submit, submit], { concurrency: "unbounded" })
+      const accepted = [first, second].filter(Result.isSuccess).map((result) => result.success)
+      const refused = [first, second].filter(Result.isFailure).map((result) => failureOf(result.failure))
+      assert.deepStrictEqual([accepted.length, refused], [1, ["400 run_id"]])
+      const queued = accepted[0] ?? waiting
       assert.deepStrictEqual([queued.status, queued.required_action], ["queued", null])
       const done = yield* settle(queued)
       assert.strictEqual(done.status, "completed")

@@ -130,6 +130,20 @@ export const make = <A extends { readonly id: string }>(sql: SqlClient.SqlClient
       return value
     }))
 
+  /** {@link update} that answers whether the row matched `condition` and was written. */
+  const updateIf = (
+    scope: Scope,
+    value: A,
+    columns: Readonly<Record<string, string | number | null>>,
+    condition: Statement.Fragment
+  ): Effect.Effect<boolean, GatewayError.InternalError> =>
+    internal(Effect.gen(function*() {
+      const body = yield* encodeBody(value)
+      const written = yield* sql`UPDATE ${sql(table.name)} SET ${sql.update({ body, ...columns })}
+        WHERE ${where(scope)} AND id = ${value.id} AND ${condition} RETURNING id`
+      return written.length > 0
+    }))
+
   const remove = (scope: Scope, id: string): Effect.Effect<void, GatewayError.InternalError> =>
     internal(sql`DELETE FROM ${sql(table.name)} WHERE ${where(scope)} AND id = ${id}`)
 
@@ -174,5 +188,5 @@ export const make = <A extends { readonly id: string }>(sql: SqlClient.SqlClient
       }
     })
 
-  return { find, insert, update, remove, page }
+  return { find, insert, update, updateIf, remove, page }
 }
