@@ -9,7 +9,7 @@
  *   store.createAssistant("my-workspace", { model: "gpt-4o-mini", instructions: "Be brief." })
  * )
  */
-import { type GatewayError } from "@switchyard/core"
+import { GatewayError } from "@switchyard/core"
 import {
   Assistant,
   type ListQuery,
@@ -115,11 +115,15 @@ export class ThreadStore extends Context.Service<ThreadStore, {
   /** Deletes the thread with its messages, runs and steps. */
   readonly deleteThread: (workspaceId: string, id: string) => Effect.Effect<Deleted, Failure>
 
+  /**
+   * Adds a caller's message. While a run of the thread has not ended, its conversation stays as
+   * the run read it: a message then is a 400 naming `thread_id` (checked under the thread's lock).
+   */
   readonly createMessage: (
     workspaceId: string,
     threadId: string,
     body: ThreadMessage.CreateThreadMessage
-  ) => Effect.Effect<ThreadMessage.ThreadMessage, Failure>
+  ) => Effect.Effect<ThreadMessage.ThreadMessage, Failure | GatewayError.InvalidRequest>
   /** Writes a message a run made (the thread is known to exist). */
   readonly insertMessage: (
     workspaceId: string,
@@ -309,12 +313,36 @@ export class ThreadStore extends Context.Service<ThreadStore, {
       const run = (workspaceId: string, threadId: string, id: string) =>
         Effect.andThen(thread(workspaceId, threadId), runs.find({ workspaceId, parentId: threadId }, id))
 
-      const createMessage = (workspaceId: string, threadId: string, body: ThreadMessage.CreateThreadMessage) =>
+      /** The thread's run that has not ended, read under the thread's row lock (a write to it). */
+      const lockedActiveRun = (threadId: string) =>
         Effect.gen(function*() {
-          yield* thread(workspaceId, threadId)
-          const at = yield* unix
-          return yield* messages.insert({ workspaceId, parentId: threadId }, newMessage(threadId, body, at), at)
+          yield* ObjectTable.internal(sql`UPDATE threads SET position = position WHERE id = ${threadId}`)
+          const [active] = yield* ObjectTable.internal(
+            sql`SELECT body FROM thread_runs WHERE thread_id = ${threadId}
+              AND status IN ('queued', 'in_progress', 'requires_action', 'cancelling') LIMIT 1`.pipe(
+              Effect.flatMap(decodeBodies)
+            )
+          )
+          return Option.fromUndefinedOr(active?.body)
         })
+
+      const createMessage = (workspaceId: string, threadId: string, body: ThreadMessage.CreateThreadMessage) =>
+        ObjectTable.transaction(
+          sql,
+          Effect.gen(function*() {
+            yield* thread(workspaceId, threadId)
+            const active = yield* lockedActiveRun(threadId)
+            if (Option.isSome(active)) {
+              return yield* new GatewayError.InvalidRequest({
+                message: `thread_id: thread ${threadId} has an active run ${active.value.id} ` +
+                  `(${active.value.status}); add messages once it has ended, or cancel it`,
+                param: "thread_id"
+              })
+            }
+            const at = yield* unix
+            return yield* messages.insert({ workspaceId, parentId: threadId }, newMessage(threadId, body, at), at)
+          })
+        )
 
       return ThreadStore.of({
         createAssistant: (workspaceId, body) =>
@@ -470,15 +498,9 @@ export class ThreadStore extends Context.Service<ThreadStore, {
           ObjectTable.transaction(
             sql,
             Effect.gen(function*() {
-              // a write to the thread's row locks it until the transaction ends (SQLite: the database)
-              yield* ObjectTable.internal(sql`UPDATE threads SET position = position WHERE id = ${created.thread_id}`)
-              const [active] = yield* ObjectTable.internal(
-                sql`SELECT body FROM thread_runs WHERE thread_id = ${created.thread_id}
-                  AND status IN ('queued', 'in_progress', 'requires_action', 'cancelling') LIMIT 1`.pipe(
-                  Effect.flatMap(decodeBodies)
-                )
-              )
-              if (active !== undefined) return Option.some(active.body)
+              // the lock lasts until the transaction ends (SQLite: the database's), so creates take turns
+              const active = yield* lockedActiveRun(created.thread_id)
+              if (Option.isSome(active)) return active
               yield* runs.insert({ workspaceId, parentId: created.thread_id }, created, created.created_at, {
                 status: created.status,
                 lease_until: leaseUntil,

@@ -259,6 +259,19 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         assert.isTrue(Option.isNone(answer))
       }))
 
+    it.effect("refuses a caller's message while the thread has an active run, and takes it once the run ended", () =>
+      Effect.gen(function*() {
+        const threads = yield* store
+        const thread = yield* threads.createThread("ws-busy", {}, "s")
+        const run = { ...runTemplate, id: ThreadStore.newId("run"), thread_id: thread.id }
+        yield* threads.insertRunIfIdle("ws-busy", run, { keyId: "k", scopes: ["assistants"] }, 60)
+        const refused = yield* Effect.flip(threads.createMessage("ws-busy", thread.id, { role: "user", content: "x" }))
+        assert.strictEqual(failureOf(refused), "400 thread_id")
+        yield* threads.updateRun("ws-busy", { ...run, status: "cancelled" })
+        const added = yield* threads.createMessage("ws-busy", thread.id, { role: "user", content: "x" })
+        assert.strictEqual(added.thread_id, thread.id)
+      }))
+
     it.effect("deletes a thread with its messages", () =>
       Effect.gen(function*() {
         const threads = yield* store

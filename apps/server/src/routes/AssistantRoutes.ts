@@ -7,7 +7,7 @@ import { Runs, RunSelection, ThreadStore } from "@switchyard/assistants"
 import { ServerSecret } from "@switchyard/auth"
 import { GatewayError, RequestContext } from "@switchyard/core"
 import { Assistant, InvalidInput, ListQuery, Thread, ThreadMessage, ThreadRun } from "@switchyard/protocol"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
 import { body, param, type RouteInput } from "./ManagementRoute.ts"
@@ -87,21 +87,12 @@ export const modifyThread: Handler<Store | BodyDeadlines> = (input) =>
 export const deleteThread: Handler<Store> = (input) =>
   withStore((store) => store.deleteThread(workspace(input), param(input, "thread_id")))
 
-/** While a run works on the thread, its conversation stays as the run read it: a new message is a 400. */
+/** While a run of the thread has not ended, a new message is a 400 naming `thread_id` (the store's rule). */
 export const createMessage: Handler<Store | BodyDeadlines> = (input) =>
-  Effect.gen(function*() {
-    const request = yield* createMessageBody(input.request)
-    const threadId = param(input, "thread_id")
-    const active = yield* Runs.activeRun(workspace(input), threadId)
-    if (Option.isSome(active)) {
-      return yield* new GatewayError.InvalidRequest({
-        message: `thread_id: thread ${threadId} has an active run ${active.value.id} (${active.value.status}); ` +
-          "add messages once it has ended, or cancel it",
-        param: "thread_id"
-      })
-    }
-    return yield* withStore((store) => store.createMessage(workspace(input), threadId, request))
-  })
+  Effect.flatMap(
+    createMessageBody(input.request),
+    (request) => withStore((store) => store.createMessage(workspace(input), param(input, "thread_id"), request))
+  )
 
 export const listMessages: Handler<Store> = (input) =>
   Effect.gen(function*() {
