@@ -110,6 +110,8 @@ describe("rate-limit enforcement", () => {
     expect(body.error).toMatchObject({ type: "rate_limit_error", code: "rate_limit_exceeded" })
     expect(body.error.message).toContain(id)
     expect(harness.fake.requests).toHaveLength(3)
+    const metrics = await (await fetch(`${base()}/metrics`)).text()
+    expect(metrics).toMatch(/^gateway_policy_refusals_total(\{[^}]*\})? [1-9]/m)
   })
 
   it("a tokens policy admits while the window holds fewer tokens than its value, with the -tokens trio", async () => {
