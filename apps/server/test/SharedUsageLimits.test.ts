@@ -193,6 +193,8 @@ describe("usage counters while Redis is down", () => {
       expect((await ask(gateway.baseUrl, key, fake)).status).toBe(200)
       expect(fake.requests).toHaveLength(1)
       await expect.poll(() => gateway.output()).toContain("let through uncounted")
+      const metrics = await (await fetch(`${gateway.baseUrl}/metrics`)).text()
+      expect(metrics).toMatch(/^gateway_usage_counter_misses_total(\{[^}]*\})? 1$/m)
     } finally {
       await gateway.stop()
     }
