@@ -114,11 +114,11 @@ describe("files over HTTP (embedded default: contents on disk under the data dir
     expect([empty.status, empty.body.error.param, empty.body.error.message]).toEqual([400, "file", "file: is empty"])
     const notJsonl = await upload(gateway.baseUrl, [["purpose", "batch"], [
       "file",
-      jsonl("{\"a\":1}\nnot json\n"),
+      jsonl("not json\n[1]\n"),
       "bad.jsonl"
     ]])
     expect([notJsonl.status, notJsonl.body.error.param]).toEqual([400, "file"])
-    expect(notJsonl.body.error.message).toMatch(/^file: line 2 is not a JSON object/)
+    expect(notJsonl.body.error.message).toMatch(/^file: no line is a JSON object, line 1 the first/)
   })
 
   it("answers 413 past GATEWAY_MAX_FILE_BYTES and keeps nothing", async () => {

@@ -1,14 +1,15 @@
 /**
- * JSONL as it streams by: a checker that sees an upload's bytes chunk by chunk and remembers the
- * first line that is not a JSON object, without holding more than the current line. Batch input
- * is checked this way on upload, so a file that is not JSONL is refused before a batch names it.
+ * JSONL as it streams by: a checker that sees an upload's bytes chunk by chunk, without holding
+ * more than the current line. Batch input is checked this way on upload, so a file that is not
+ * JSONL at all (not UTF-8, no line, or no line that is a JSON object) is refused before a batch
+ * names it; a JSONL file with some bad lines is kept, and the batch reports each of them.
  *
  * @example
  * import { JsonLines } from "@switchyard/files"
  *
  * const checker = JsonLines.makeChecker()
- * checker.push(new TextEncoder().encode("{\"a\":1}\n[2]\n"))
- * checker.end() // { _tag: "NotAnObject", line: 2 }
+ * checker.push(new TextEncoder().encode("[1]\n[2]\n"))
+ * checker.end() // { _tag: "NotAnObject", line: 1 }
  */
 
 /** What is wrong with a file as JSONL. `line` is 1-based. */
@@ -20,7 +21,7 @@ export type Problem =
 export interface Checker {
   /** Feeds the next bytes of the file. */
   readonly push: (chunk: Uint8Array) => void
-  /** The first problem of the whole file, or undefined when every non-blank line is a JSON object. */
+  /** What makes the file no JSONL, or undefined when at least one line is a JSON object. */
   readonly end: () => Problem | undefined
 }
 
@@ -39,12 +40,17 @@ export const makeChecker = (): Checker => {
   let rest = ""
   let line = 0
   let lines = 0
+  let objects = 0
+  let firstBad: number | undefined
   let problem: Problem | undefined
   const take = (text: string) => {
     line += 1
     if (text.trim() === "") return
     lines += 1
-    if (!isObject(text)) problem = { _tag: "NotAnObject", line }
+    // once one line is an object, the others are the batch's to judge line by line
+    if (objects > 0) return
+    if (isObject(text)) objects += 1
+    else firstBad ??= line
   }
   const feed = (text: string, final: boolean) => {
     const parts = (rest + text).split("\n")
@@ -71,7 +77,9 @@ export const makeChecker = (): Checker => {
           problem = { _tag: "NotUtf8" }
         }
       }
-      return problem ?? (lines === 0 ? { _tag: "NoLine" } : undefined)
+      if (problem !== undefined) return problem
+      if (lines === 0) return { _tag: "NoLine" }
+      return objects === 0 ? { _tag: "NotAnObject", line: firstBad ?? 1 } : undefined
     }
   }
 }
@@ -82,7 +90,7 @@ export const describe = (problem: Problem): string => {
     case "NotUtf8":
       return "file: must be UTF-8 text (JSONL)"
     case "NotAnObject":
-      return `file: line ${problem.line} is not a JSON object (a batch input file is JSONL: one JSON object per line)`
+      return `file: no line is a JSON object, line ${problem.line} the first (a batch input file is JSONL: one JSON object per line)`
     case "NoLine":
       return "file: has no line (a batch input file is JSONL: one JSON object per line)"
   }

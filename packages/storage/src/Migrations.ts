@@ -275,6 +275,35 @@ const createFiles = Effect.gen(function*() {
   )`
 })
 
+/**
+ * Batches: the object as JSON in `body`, its creator and sealed provider selection, and one row
+ * per input line. A line's `result` is its output or error line; written once (the first answer
+ * is kept), so request counts are counts of these rows.
+ */
+const createBatches = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE batches (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+    position BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    status TEXT NOT NULL,
+    caller TEXT NOT NULL,
+    selection TEXT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX batches_workspace ON batches (workspace_id, position, id)`
+  yield* sql`CREATE TABLE batch_lines (
+    batch_id TEXT NOT NULL REFERENCES batches (id) ON DELETE CASCADE,
+    line INTEGER NOT NULL,
+    custom_id TEXT NULL,
+    request TEXT NULL,
+    state TEXT NOT NULL,
+    result TEXT NULL,
+    PRIMARY KEY (batch_id, line)
+  )`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
@@ -286,7 +315,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0007_create_usage_and_rate_limits": createUsageAndRateLimits,
   "0008_create_prompts": createPrompts,
   "0009_create_assistants": createAssistants,
-  "0010_create_files": createFiles
+  "0010_create_files": createFiles,
+  "0011_create_batches": createBatches
 }
 
 const runMigrator = Migrator.make({})

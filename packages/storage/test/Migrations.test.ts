@@ -18,7 +18,9 @@ const TABLES = [
   "thread_runs",
   "run_steps",
   "files",
-  "file_chunks"
+  "file_chunks",
+  "batches",
+  "batch_lines"
 ]
 
 const Workspace = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.Number })

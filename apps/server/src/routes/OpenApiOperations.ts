@@ -389,8 +389,8 @@ export const operations: Readonly<Record<string, Operation>> = {
     tag: "Files",
     summary: "Upload a file",
     description: "Multipart: a file part `file` and the field `purpose` (`batch`). The upload is streamed to "
-      + "storage; batch input must be JSONL (every non-blank line a JSON object), else 400 naming `file` and the "
-      + "line; past `GATEWAY_MAX_FILE_BYTES`, 413 and nothing is kept.",
+      + "storage; batch input must be JSONL (UTF-8, a line that is a JSON object), else 400 naming `file` and the "
+      + "first bad line; past `GATEWAY_MAX_FILE_BYTES`, 413 and nothing is kept.",
     multipart: "UploadFile",
     answer: json("The file, with its id `file-…`.", "FileObject")
   },
