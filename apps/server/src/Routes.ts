@@ -6,6 +6,7 @@
  */
 import type { Runs, ThreadStore } from "@switchyard/assistants"
 import type { ApiKeys, Authenticator, ServerSecret } from "@switchyard/auth"
+import type { Batches } from "@switchyard/batches"
 import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
 import type { FileStore } from "@switchyard/files"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
@@ -18,6 +19,7 @@ import type { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
 import * as Readiness from "./Readiness.ts"
 import * as AssistantRoutes from "./routes/AssistantRoutes.ts"
+import * as BatchRoutes from "./routes/BatchRoutes.ts"
 import * as FileRoutes from "./routes/FileRoutes.ts"
 import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
@@ -46,6 +48,7 @@ type StoredServices =
   | ThreadStore.ThreadStore
   | Runs.Runs
   | FileStore.FileStore
+  | Batches.Batches
   // threads keep their provider selection sealed
   | ServerSecret.ServerSecret
   // prompt completions run the pipeline
@@ -211,6 +214,10 @@ export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/v1/files/:id", scope: "files", handler: FileRoutes.getFile },
   { method: "GET", path: "/v1/files/:id/content", scope: "files", handler: FileRoutes.fileContent },
   { method: "DELETE", path: "/v1/files/:id", scope: "files", handler: FileRoutes.deleteFile },
+  { method: "POST", path: "/v1/batches", scope: "batches", handler: BatchRoutes.createBatch },
+  { method: "GET", path: "/v1/batches", scope: "batches", handler: BatchRoutes.listBatches },
+  { method: "GET", path: "/v1/batches/:batch_id", scope: "batches", handler: BatchRoutes.getBatch },
+  { method: "POST", path: "/v1/batches/:batch_id/cancel", scope: "batches", handler: BatchRoutes.cancelBatch },
   { method: "POST", path: "/v1/feedback", scope: "completions", handler: GuardrailRoutes.createFeedback },
   { method: "GET", path: "/v1/feedback", scope: "logs.read", handler: GuardrailRoutes.listFeedback },
   {

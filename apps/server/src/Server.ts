@@ -3,6 +3,7 @@
  * (`@switchyard/gateway`'s `Pipeline`: storage, identity, stored provider access and every stage).
  * Its type proves nothing is missing.
  */
+import { BatchWorker } from "@switchyard/batches"
 import { Pipeline } from "@switchyard/gateway"
 import { GatewayMetrics } from "@switchyard/observability"
 import { Layer } from "effect"
@@ -39,6 +40,8 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
       )
     }
   ).pipe(
+    // the batch worker shares the server's pipeline; with GATEWAY_WORKER=off the worker app runs it
+    Layer.merge(config.worker === "on" ? BatchWorker.layer() : Layer.empty),
     // built before the server listens: node:http accepts connections as soon as it listens
     Layer.provide(
       Layer.mergeAll(Pipeline.layer(config.pipeline), BodyDeadlines.layer, GatewayMetrics.GatewayMetrics.layer)

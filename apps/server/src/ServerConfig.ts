@@ -10,6 +10,7 @@ export const ServerConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8787)),
   maxBodyBytes: Config.Int("GATEWAY_MAX_BODY").pipe(Config.withDefault(10 * 1024 * 1024)),
   maxFileBytes: Config.Int("GATEWAY_MAX_FILE_BYTES").pipe(Config.withDefault(200 * 1024 * 1024)),
+  worker: Config.Literals(["on", "off"], "GATEWAY_WORKER").pipe(Config.withDefault("on" as const)),
   shutdownGraceSeconds: Config.Int("GATEWAY_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(30)),
   headersTimeoutSeconds: Config.Int("GATEWAY_HEADERS_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   bodyTimeoutSeconds: Config.Int("GATEWAY_BODY_TIMEOUT_SECONDS").pipe(Config.withDefault(60)),

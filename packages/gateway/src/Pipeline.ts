@@ -14,6 +14,7 @@
  */
 import { Runs, ThreadStore } from "@switchyard/assistants"
 import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
+import { Batches, BatchQueue } from "@switchyard/batches"
 import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
 import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
 import {
@@ -230,6 +231,8 @@ export type Services =
   | ThreadStore.ThreadStore
   | Runs.Runs
   | FileStore.FileStore
+  | Batches.Batches
+  | BatchQueue.BatchQueue
   | SqlClient.SqlClient
   | Database.Dialect
 
@@ -296,8 +299,13 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
       )
     ))
   )
+  // batches keep their lines' work on a queue in the same database, which every worker takes from
+  const batches = Batches.Batches.layer.pipe(
+    Layer.provideMerge(BatchQueue.layerSql()),
+    Layer.provideMerge(files)
+  )
   return Layer.provideMerge(
-    Layer.merge(assistants, files),
+    Layer.merge(assistants, batches),
     Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage))
   ).pipe(
     Layer.provideMerge(storage),

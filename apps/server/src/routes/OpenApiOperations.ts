@@ -7,6 +7,7 @@ import { RequestContext } from "@switchyard/core"
 import { Feedback } from "@switchyard/guardrails"
 import {
   Assistant,
+  Batch,
   ChatCompletion,
   ChatCompletionRequest,
   CompletionRequest,
@@ -79,6 +80,8 @@ export type SchemaName =
   | "SubmitToolOutputs"
   | "RunStep"
   | "UploadFile"
+  | "CreateBatch"
+  | "Batch"
   | "FileObject"
   | "List"
   | "ErrorBody"
@@ -121,6 +124,8 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   SubmitToolOutputs: ThreadRun.SubmitToolOutputs,
   RunStep: RunStep.RunStep,
   UploadFile,
+  CreateBatch: Batch.CreateBatch,
+  Batch: Batch.Batch,
   FileObject: FileObject.FileObject,
   List,
   ErrorBody: ErrorBody.ErrorBody
@@ -142,6 +147,8 @@ export const tags = {
   Assistants: "Assistants, threads, messages, runs and run steps, kept by the gateway; a run goes through the "
     + "pipeline to any provider, with the provider selection its thread was created with.",
   Files: "Uploaded files (batch input) and the files batches write, per workspace.",
+  Batches: "JSONL files of requests run in the background through the pipeline, on any provider, with the "
+    + "provider selection the batch was created with.",
   Service: "The gateway itself: health and this description."
 } as const
 
@@ -414,6 +421,33 @@ export const operations: Readonly<Record<string, Operation>> = {
     tag: "Files",
     summary: "Delete a file",
     answer: json("`{id, object: \"file\", deleted: true}`.")
+  },
+  "POST /v1/batches": {
+    tag: "Batches",
+    summary: "Create a batch",
+    description: "Answers `validating`; the lines run in a batch worker. The request's provider selection (a config, "
+      + "a provider with its key, or a virtual key) is kept for the lines; none is a 400.",
+    body: "CreateBatch",
+    headers: providerHeaders,
+    answer: json("The batch, with its id `batch_…`.", "Batch")
+  },
+  "GET /v1/batches": {
+    tag: "Batches",
+    summary: "List batches",
+    query: ListQuery.ListQuery,
+    answer: listOf("batches")
+  },
+  "GET /v1/batches/:batch_id": {
+    tag: "Batches",
+    summary: "Get a batch",
+    answer: json("The batch, with its current `request_counts`.", "Batch")
+  },
+  "POST /v1/batches/:batch_id/cancel": {
+    tag: "Batches",
+    summary: "Cancel a batch",
+    description: "`cancelling` at once, `cancelled` once its files are written; an ended batch is a 409.",
+    errors: [409],
+    answer: json("The batch.", "Batch")
   },
   "POST /v1/feedback": {
     tag: "Feedback",
