@@ -69,8 +69,13 @@ export const layerSql = (options?: {
   readonly pollInterval?: Duration.Input | undefined
   readonly lockExpiration?: Duration.Input | undefined
 }): Layer.Layer<BatchQueue, SqlError.SqlError, SqlClient.SqlClient> =>
-  layer.pipe(Layer.provide(PersistedQueue.layerStoreSql({
-    tableName: "switchyard_batch_queue",
-    pollInterval: options?.pollInterval ?? Duration.millis(200),
-    lockExpiration: options?.lockExpiration ?? Duration.seconds(30)
-  })))
+  Layer.unwrap(Effect.sync(() => {
+    const lockExpiration = Duration.fromInputUnsafe(options?.lockExpiration ?? Duration.seconds(30))
+    return layer.pipe(Layer.provide(PersistedQueue.layerStoreSql({
+      tableName: "switchyard_batch_queue",
+      pollInterval: options?.pollInterval ?? Duration.millis(200),
+      lockExpiration,
+      // a live worker renews its locks well before they lapse, so only a dead one loses its jobs
+      lockRefreshInterval: Duration.divideUnsafe(lockExpiration, 3)
+    })))
+  }))

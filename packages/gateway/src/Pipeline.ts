@@ -34,7 +34,7 @@ import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
 import { RatePolicies, StoredProviders, UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
-import { Config, ConfigProvider, Data, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, ConfigProvider, Data, Duration, Effect, Layer, Option, type Redacted } from "effect"
 import { RateLimiter, type Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
@@ -61,6 +61,8 @@ export interface Options {
   readonly jwt?: JwtVerifier.Options | undefined
   /** When the usage counters cannot be reached: `closed` (default, 503) or `open` (let through, logged). */
   readonly limitsOnStoreError?: UsageLimits.OnStoreError | undefined
+  /** How long a batch job held by a process that died waits before another worker takes it (default 30). */
+  readonly batchLeaseSeconds?: number | undefined
 }
 
 const DEFAULT_DATA_DIR = "./.switchyard"
@@ -301,7 +303,7 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   )
   // batches keep their lines' work on a queue in the same database, which every worker takes from
   const batches = Batches.Batches.layer.pipe(
-    Layer.provideMerge(BatchQueue.layerSql()),
+    Layer.provideMerge(BatchQueue.layerSql({ lockExpiration: Duration.seconds(options.batchLeaseSeconds ?? 30) })),
     Layer.provideMerge(files)
   )
   return Layer.provideMerge(
@@ -345,6 +347,7 @@ export const OptionsConfig: Config.Config<Options> = Config.all({
   secret: optional(Config.Redacted("GATEWAY_SECRET")),
   adminKey: optional(Config.Redacted("GATEWAY_ADMIN_KEY")),
   cacheEmbeddingModel: optional(Config.String("GATEWAY_CACHE_EMBEDDING_MODEL")),
+  batchLeaseSeconds: optional(Config.Int("GATEWAY_BATCH_LEASE_SECONDS")),
   limitsOnStoreError: Config.Literals(["closed", "open"], "GATEWAY_LIMITS_ON_STORE_ERROR").pipe(
     Config.withDefault("closed" as const)
   ),

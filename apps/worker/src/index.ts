@@ -1,0 +1,1 @@
+export * as Worker from "./Worker.ts"
