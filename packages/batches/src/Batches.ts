@@ -99,6 +99,9 @@ const LineRow = Schema.Struct({
 const decodeLineRows = Schema.decodeUnknownEffect(Schema.Array(LineRow))
 const CountRow = Schema.Struct({ state: Schema.String, n: Position })
 const decodeCountRows = Schema.decodeUnknownEffect(Schema.Array(CountRow))
+const decodePendingRows = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ line: Schema.Number, custom_id: Schema.NullOr(Schema.String) }))
+)
 const ResultRow = Schema.Struct({ line: Schema.Number, result: Schema.String })
 const decodeResultRows = Schema.decodeUnknownEffect(Schema.Array(ResultRow))
 const encodeBatch = Schema.encodeEffect(StoredBatch)
@@ -506,8 +509,27 @@ const make = Effect.gen(function*() {
             }),
             (file) => file.id
           )
-      const outputFileId = yield* write("completed", current.completed)
-      const errorFileId = yield* write("failed", current.failed)
+      // lines a cancellation or the window's end kept from running are answered with why, in the error file
+      if (ending.status === "cancelling" || expired) {
+        const why = ending.status === "cancelling"
+          ? { code: "batch_cancelled", message: "the batch was cancelled before this line ran" }
+          : { code: "batch_expired", message: "the batch's 24h window ended before this line ran" }
+        const pending = yield* internal(
+          sql`SELECT line, custom_id FROM batch_lines WHERE batch_id = ${batchId} AND state = 'pending'`.pipe(
+            Effect.flatMap(decodePendingRows)
+          )
+        )
+        yield* Effect.forEach(pending, (row) =>
+          internal(
+            sql`UPDATE batch_lines SET ${
+              sql.update({ state: "failed", result: resultLine(row.custom_id, null, null, why) })
+            }
+              WHERE batch_id = ${batchId} AND line = ${row.line} AND state = 'pending'`
+          ), { discard: true })
+      }
+      const final = yield* counts(batchId)
+      const outputFileId = yield* write("completed", final.completed)
+      const errorFileId = yield* write("failed", final.failed)
       const done = yield* unix
       const ended: Batch.Batch = {
         ...ending,
