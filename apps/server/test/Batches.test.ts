@@ -120,6 +120,49 @@ describe("batches over HTTP with the openai client (worker inside the server)", 
     expect(error.response.status_code).toBe(500)
   })
 
+  it("counts lines against the creator's usage limits: an exhausted budget fails every line with 412", async () => {
+    const created = await call(base(), "POST", "/v1/api-keys", {
+      body: { name: "batch budget", scopes: ["batches", "files", "completions"] }
+    })
+    const keyId = String(created.body.id)
+    const key = String(created.body.key)
+    const policy = await call(base(), "POST", "/v1/policies/usage-limits", {
+      body: {
+        name: "batch budget",
+        conditions: [{ key: "api_key", value: keyId }],
+        group_by: [{ key: "api_key" }],
+        type: "tokens",
+        credit_limit: 20
+      }
+    })
+    expect(policy.status, policy.text).toBe(200)
+    harness.fake.setDefault(Behaviour.json(200, {
+      id: "chatcmpl-fixed",
+      object: "chat.completion",
+      created: 0,
+      model: "gpt-4o-mini",
+      choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }
+    }))
+    const openai = client(key)
+    // a live request by the same key spends the whole budget
+    await openai.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
+    const input = await upload(openai, [line("a", "1"), line("b", "2")])
+    const batch = await settled(
+      openai,
+      (await openai.batches.create({
+        input_file_id: input.id,
+        endpoint: "/v1/chat/completions",
+        completion_window: "24h"
+      }))
+        .id
+    )
+    expect([batch.status, batch.request_counts]).toEqual(["completed", { total: 2, completed: 0, failed: 2 }])
+    const errors = await linesOf(openai, batch.error_file_id)
+    expect(errors.map((entry) => entry.response.status_code)).toEqual([412, 412])
+    expect(harness.fake.requests.filter((request) => request.path === "/v1/chat/completions").length).toBe(1)
+  })
+
   it("cancels a batch, keeps workspaces apart and needs the batches scope", async () => {
     harness.fake.setDefault(Behaviour.delay(300, Behaviour.reply()))
     const openai = client()
