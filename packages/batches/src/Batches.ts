@@ -14,7 +14,7 @@ import { SecretBox, ServerSecret } from "@switchyard/auth"
 import { Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
 import { FileStore } from "@switchyard/files"
 import { Batch, type ListQuery, StoredObjectRequests } from "@switchyard/protocol"
-import { Array as Arr, Clock, Context, Effect, Layer, Option, Schema, Stream } from "effect"
+import { Array as Arr, Clock, Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import * as BatchInput from "./BatchInput.ts"
@@ -133,6 +133,13 @@ const resultLine = (
     response: response === null ? null : { status_code: response.status, request_id: requestId, body: response.body },
     error
   })
+
+/** Seconds a provider's `retry-after-ms` or `retry-after` asks for, at most 60; none: 0. */
+export const retryAfterSeconds = (headers: Readonly<Record<string, string>>): number => {
+  const ms = Number(headers["retry-after-ms"])
+  const seconds = Number.isFinite(ms) && ms > 0 ? ms / 1000 : Number(headers["retry-after"])
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 60) : 0
+}
 
 /** How many lines are written per INSERT while a file is validated. */
 const INSERT_ROWS = 200
@@ -448,8 +455,12 @@ const make = Effect.gen(function*() {
       } else {
         const error = answer.failure
         const http = GatewayError.toHttp(error)
-        // a provider's 429 slows the line down (the queue tries it again later) instead of failing it
-        if (http.status === 429 && attempt < MAX_ATTEMPTS) return yield* Effect.fail(error)
+        // a provider's 429 slows the line down instead of failing it: this taker waits what the
+        // provider asks (Retry-After, at most a minute), then the queue tries the line again later
+        if (http.status === 429 && attempt < MAX_ATTEMPTS) {
+          yield* Effect.sleep(Duration.seconds(retryAfterSeconds(http.headers)))
+          return yield* Effect.fail(error)
+        }
         state = "failed"
         result = resultLine(row.custom_id, context.traceId, { status: http.status, body: http.body }, {
           code: String(http.body.error.code ?? http.status),

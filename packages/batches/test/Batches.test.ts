@@ -1,4 +1,4 @@
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { ServerSecret } from "@switchyard/auth"
 import { Batches, BatchQueue, BatchWorker } from "@switchyard/batches"
 import {
@@ -45,7 +45,7 @@ const adapter: ProviderRegistry.ProviderAdapter = {
               provider: "openai",
               status: 429,
               body: { error: { message: "slow down" } },
-              headers: {}
+              headers: { "retry-after": "1" }
             })
           )
         }
@@ -204,8 +204,11 @@ for (const { name, layer: database } of TestDatabase.dialects) {
     it.effect("a provider's 429 makes a line wait and try again instead of failing", () =>
       Effect.gen(function*() {
         limitedTimes = 1
+        const started = Date.now()
         const created = yield* create([chatLine("slow", `limited ${name}`, "rate-limited")])
         const batch = yield* settled(created.id)
+        // the line waited the second the provider asked for before it was tried again
+        assert.isAtLeast(Date.now() - started, 1000)
         assert.deepStrictEqual([batch.status, batch.request_counts], ["completed", {
           total: 1,
           completed: 1,
@@ -238,3 +241,13 @@ for (const { name, layer: database } of TestDatabase.dialects) {
       }))
   })
 }
+
+describe("retryAfterSeconds", () => {
+  it("reads retry-after-ms first, then retry-after, at most 60 s, else 0", () => {
+    assert.strictEqual(Batches.retryAfterSeconds({ "retry-after-ms": "1500", "retry-after": "9" }), 1.5)
+    assert.strictEqual(Batches.retryAfterSeconds({ "retry-after": "2" }), 2)
+    assert.strictEqual(Batches.retryAfterSeconds({ "retry-after": "3600" }), 60)
+    assert.strictEqual(Batches.retryAfterSeconds({ "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT" }), 0)
+    assert.strictEqual(Batches.retryAfterSeconds({}), 0)
+  })
+})
