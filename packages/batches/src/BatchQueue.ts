@@ -71,11 +71,14 @@ export const layerSql = (options?: {
 }): Layer.Layer<BatchQueue, SqlError.SqlError, SqlClient.SqlClient> =>
   Layer.unwrap(Effect.sync(() => {
     const lockExpiration = Duration.fromInputUnsafe(options?.lockExpiration ?? Duration.seconds(30))
-    return layer.pipe(Layer.provide(PersistedQueue.layerStoreSql({
+    const store = PersistedQueue.layerStoreSql({
       tableName: "switchyard_batch_queue",
       pollInterval: options?.pollInterval ?? Duration.millis(200),
       lockExpiration,
       // a live worker renews its locks well before they lapse, so only a dead one loses its jobs
       lockRefreshInterval: Duration.divideUnsafe(lockExpiration, 3)
-    })))
+    })
+    // done jobs are kept a week (a batch's window is a day), so the table does not grow forever
+    const cleanup = PersistedQueue.layerCleanup({ timeToLive: Duration.days(7), failedTimeToLive: Duration.days(30) })
+    return Layer.merge(layer, cleanup).pipe(Layer.provide(store))
   }))
