@@ -75,7 +75,7 @@ describe("batches over HTTP with the openai client (worker inside the server)", 
     expect((await openai.batches.list({ limit: 100 })).data.map((listed) => listed.id)).toContain(batch.id)
   })
 
-  it("answers 400 without a provider, for an unknown file and for a bad body", async () => {
+  it("answers 400 without a provider, for an unknown file, and naming the field of a bad body", async () => {
     const noProvider = await call(base(), "POST", "/v1/batches", {
       body: { input_file_id: "file-x", endpoint: "/v1/chat/completions", completion_window: "immediate" }
     })
@@ -91,6 +91,17 @@ describe("batches over HTTP with the openai client (worker inside the server)", 
       body: { input_file_id: "file-x", endpoint: "/v1/chat/completions", completion_window: "1h" }
     })
     expect([window.status, window.body.error.param]).toEqual([400, "completion_window"])
+    const endpoint = await call(base(), "POST", "/v1/batches", {
+      headers,
+      body: { input_file_id: "file-x", endpoint: "/v1/responses", completion_window: "24h" }
+    })
+    expect([endpoint.status, endpoint.body.error.param]).toEqual([400, "endpoint"])
+    const metadata = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, "v"]))
+    const tooMany = await call(base(), "POST", "/v1/batches", {
+      headers,
+      body: { input_file_id: "file-x", endpoint: "/v1/chat/completions", completion_window: "24h", metadata }
+    })
+    expect([tooMany.status, tooMany.body.error.param]).toEqual([400, "metadata"])
   })
 
   it("fails a batch with no valid line", async () => {
