@@ -24,6 +24,8 @@ import { Effect, Layer, Stream } from "effect"
  */
 const calls = new Map<string, number>()
 let limitedTimes = 0
+/** Calls of model `tracked` running right now, and the most there were at once. */
+const tracked = { now: 0, most: 0 }
 const adapter: ProviderRegistry.ProviderAdapter = {
   names: ["openai"],
   make: () =>
@@ -34,6 +36,22 @@ const adapter: ProviderRegistry.ProviderAdapter = {
         const last: unknown = messages.at(-1)
         const content = typeof last === "object" && last !== null && "content" in last ? String(last.content) : ""
         calls.set(content, (calls.get(content) ?? 0) + 1)
+        if (body.model === "tracked") {
+          tracked.now += 1
+          tracked.most = Math.max(tracked.most, tracked.now)
+          return Effect.sleep("30 millis").pipe(
+            Effect.ensuring(Effect.sync(() => {
+              tracked.now -= 1
+            })),
+            Effect.as(GatewayResponse.json({
+              id: "chatcmpl-1",
+              object: "chat.completion",
+              created: 1,
+              model: "tracked",
+              choices: [{ index: 0, message: { role: "assistant", content: content }, finish_reason: "stop" }]
+            }))
+          )
+        }
         if (body.model === "broken") {
           return Effect.fail(
             new GatewayError.UpstreamStatus({ provider: "openai", status: 500, body: { error: "boom" }, headers: {} })
@@ -125,9 +143,9 @@ const linesOf = (fileId: string | null | undefined) =>
       Effect.map((text) => text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line)))
     )
 
-const live = (database: (typeof TestDatabase.dialects)[number]["layer"]) =>
+const live = (database: (typeof TestDatabase.dialects)[number]["layer"], maxLinesInFlight?: number) =>
   BatchWorker.layer({ concurrency: 4 }).pipe(
-    Layer.provideMerge(Batches.Batches.layer),
+    Layer.provideMerge(Batches.Batches.layerWith({ maxLinesInFlight })),
     Layer.provideMerge(BatchQueue.layerSql({ pollInterval: "20 millis" })),
     Layer.provideMerge(FileStore.FileStore.layer.pipe(Layer.provide(FileContents.layerSql))),
     Layer.provideMerge(gateway),
@@ -241,6 +259,20 @@ for (const { name, layer: database } of TestDatabase.dialects) {
       }))
   })
 }
+
+layer(live(TestDatabase.layerSqlite, 2), { excludeTestServices: true })("a batch's lines in flight", (it) => {
+  it.effect("stay within maxLinesInFlight however many workers take jobs, and every line still runs", () =>
+    Effect.gen(function*() {
+      const created = yield* create(
+        Array.from({ length: 9 }, (_, index) => chatLine(`t${index}`, `t${index}`, "tracked"))
+      )
+      const batch = yield* settled(created.id)
+      assert.deepStrictEqual([batch.status, batch.request_counts], ["completed", { total: 9, completed: 9, failed: 0 }])
+      assert.strictEqual(tracked.most, 2)
+      const output = yield* linesOf(batch.output_file_id)
+      assert.deepStrictEqual(output.map((line) => line.custom_id), Array.from({ length: 9 }, (_, index) => `t${index}`))
+    }))
+})
 
 describe("retryAfterSeconds", () => {
   it("reads retry-after-ms first, then retry-after, at most 60 s, else 0", () => {
