@@ -117,5 +117,9 @@ describe("batch workers on Postgres, apart from the server", () => {
     const output = (await (await openai.files.content(batch.output_file_id ?? "")).text()).trim().split("\n")
     const answered = output.map((text) => JSON.parse(text).custom_id)
     expect(answered).toEqual(lines.map((_, index) => `line-${index}`))
+    // each line reached the provider once, but those in flight at the kill (at most one worker's 16 takers)
+    const sent = fake.requests.filter((request) => request.path === "/v1/chat/completions").length
+    expect(sent).toBeGreaterThanOrEqual(LINES)
+    expect(sent).toBeLessThanOrEqual(LINES + 16)
   }, 90_000)
 })
