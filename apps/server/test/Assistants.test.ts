@@ -201,6 +201,58 @@ describe("assistants and threads through the openai client", () => {
   })
 })
 
+describe("an assistant's own provider (extensions.md: provider/integration/config)", () => {
+  it("runs on the assistant's config rather than the thread's provider, and never shows its key", async () => {
+    const created = await call(base(), "POST", "/v1/assistants", {
+      body: {
+        model: "claude-sonnet-4-5",
+        instructions: "Be brief.",
+        config: { provider: "anthropic", api_key: "sk-ant-test", custom_host: anthropic.baseUrl }
+      }
+    })
+    expect(created.status).toBe(200)
+    expect(created.body).toMatchObject({ provider: null, integration: null, config: null })
+    expect(created.text).not.toContain("sk-ant-test")
+    const before = anthropic.requests.length
+    const threadId = await createThread({ messages: [{ role: "user", content: "hello" }] })
+    const run = await call(base(), "POST", `/v1/threads/${threadId}/runs`, {
+      body: { assistant_id: created.body.id },
+      headers: viaFake()
+    })
+    expect(run.status).toBe(200)
+    expect((await settled(threadId, run.body.id)).status).toBe("completed")
+    expect(anthropic.requests.length).toBe(before + 1)
+    expect(anthropic.requests.at(-1)?.headers["x-api-key"]).toBe("sk-ant-test")
+    expect((await call(base(), "GET", `/v1/assistants/${created.body.id}`)).text).not.toContain("sk-ant-test")
+  })
+
+  it("goes back to the thread's provider once its own is cleared", async () => {
+    const assistantId = await createAssistant({
+      model: "claude-sonnet-4-5",
+      config: { provider: "anthropic", api_key: "sk-ant-test", custom_host: anthropic.baseUrl }
+    })
+    const cleared = await call(base(), "POST", `/v1/assistants/${assistantId}`, { body: { config: null } })
+    expect(cleared.status).toBe(200)
+    const before = anthropic.requests.length
+    const threadId = await createThread({ messages: [{ role: "user", content: "hello" }] })
+    const run = await call(base(), "POST", `/v1/threads/${threadId}/runs`, { body: { assistant_id: assistantId } })
+    expect((await settled(threadId, run.body.id)).status).toBe("completed")
+    expect(anthropic.requests.length).toBe(before)
+    expect(harness.fake.requests.at(-1)?.headers.authorization).toBe("Bearer sk-upstream")
+  })
+
+  it.each([
+    [{ model: "m", provider: "openai", integration: "prod" }, "integration", /not both/],
+    [{ model: "m", config: { strategy: { mode: "nope" } } }, "config", /.+/],
+    [{ model: "m", config: "not-a-config-id" }, "config", /pc-/]
+  ])("refuses %j naming %s", async (body, param, rule) => {
+    const answer = await call(base(), "POST", "/v1/assistants", { body })
+    expect(answer.status).toBe(400)
+    expect(String(answer.body.error.param)).toContain(param)
+    expect(answer.body.error.message).toMatch(rule)
+  })
+})
+
 describe("streamed runs", () => {
   it("streams the run's events to the client's run stream, ending with the completed run", async () => {
     const openai = client()

@@ -58,6 +58,46 @@ export const capture = (
   )
 }
 
+/**
+ * The selection headers of an assistant's own `provider`, `integration` or `config`, or none
+ * when it names none of them (its runs then use the thread's selection).
+ */
+export const ofAssistant = (fields: {
+  readonly provider?: string | null | undefined
+  readonly integration?: string | null | undefined
+  readonly config?: string | Readonly<Record<string, unknown>> | null | undefined
+}): Readonly<Record<string, string>> | undefined => {
+  const headers: Record<string, string> = {}
+  if (typeof fields.config === "string") headers[Headers.config] = fields.config
+  else if (fields.config !== undefined && fields.config !== null) {
+    headers[Headers.config] = JSON.stringify(fields.config)
+  }
+  if (typeof fields.integration === "string") {
+    headers[Headers.provider] = fields.integration.startsWith("@") ? fields.integration : `@${fields.integration}`
+  } else if (typeof fields.provider === "string") headers[Headers.provider] = fields.provider
+  return Object.keys(headers).length === 0 ? undefined : headers
+}
+
+/** The thread's headers an assistant's own selection replaces. */
+const replaced: ReadonlySet<string> = new Set([...SELECTING, Headers.customHost])
+
+/**
+ * A run's selection: the assistant's own, when it has one, in place of the thread's selecting
+ * headers; the thread's `Authorization` and settings stay (a provider name needs its key).
+ */
+export const forRun = (
+  thread: Readonly<Record<string, string>>,
+  assistant: Readonly<Record<string, string>> | undefined
+): Readonly<Record<string, string>> => {
+  if (assistant === undefined) return thread
+  const kept: Record<string, string> = {}
+  for (const name in thread) {
+    const value = thread[name]
+    if (value !== undefined && !replaced.has(name)) kept[name] = value
+  }
+  return { ...kept, ...assistant }
+}
+
 /** The selection sealed for the database. */
 export const seal = (secret: ServerSecret.ServerSecret["Service"], headers: Readonly<Record<string, string>>): string =>
   SecretBox.seal(secret.credentialKey, headers)

@@ -201,15 +201,24 @@ const make = (options: { readonly soleProcess: boolean }): Layer.Layer<Runs, nev
             })
         )
 
-      /** The pipeline call of one run, as its creator, with the thread's selection. */
+      /** The pipeline call of one run, as its creator, with the assistant's or else the thread's selection. */
       const call = (workspaceId: string, run: ThreadRun.ThreadRun, caller: Caller, live: Live | undefined) =>
         Effect.gen(function*() {
-          const headers = RunSelection.open(secret, yield* store.threadSelection(workspaceId, run.thread_id))
+          const threadHeaders = yield* RunSelection.open(
+            secret,
+            yield* store.threadSelection(workspaceId, run.thread_id)
+          )
+          // an assistant deleted since the run was created leaves the run on the thread's selection
+          const own = yield* store.assistantSelection(workspaceId, run.assistant_id).pipe(
+            Effect.catchTag("NotFound", () => Effect.succeed(null))
+          )
+          const assistantHeaders = own === null ? undefined : yield* RunSelection.open(secret, own)
+          const headers = RunSelection.forRun(threadHeaders, assistantHeaders)
           const principal: Principal.Principal = {
             ...Principal.make({ keyId: caller.keyId, workspaceId, scopes: caller.scopes }),
             ...(caller.expiresAt === undefined ? {} : { expiresAt: caller.expiresAt })
           }
-          const context = yield* RequestContext.inProcess({ principal, headers: yield* headers })
+          const context = yield* RequestContext.inProcess({ principal, headers })
           const messages = yield* store.conversation(workspaceId, run.thread_id)
           const body = RunRequest.chatBody(run, messages, yield* answeredRounds(workspaceId, run))
           const answer = yield* gateway.handle({

@@ -81,21 +81,38 @@ const decodeBodies = Schema.decodeUnknownEffect(
 const IdRow = Schema.Struct({ id: Schema.String, workspace_id: Schema.String })
 const decodeIdRows = Schema.decodeUnknownEffect(Schema.Array(IdRow))
 
+const decodeAssistantSelection = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ selection: Schema.NullOr(Schema.String) }))
+)
+
+/** What an assistant shows of its own selection: names and a stored config's id, never a key. */
+const shownSelection = (body: Assistant.ModifyAssistant) => ({
+  provider: body.provider ?? null,
+  integration: body.integration ?? null,
+  config: typeof body.config === "string" ? body.config : null
+})
+
 export class ThreadStore extends Context.Service<ThreadStore, {
+  /** `selection` is the assistant's own provider selection, sealed, or null for the thread's. */
   readonly createAssistant: (
     workspaceId: string,
-    body: Assistant.CreateAssistant
+    body: Assistant.CreateAssistant,
+    selection?: string | null
   ) => Effect.Effect<Assistant.Assistant, GatewayError.InternalError>
   readonly getAssistant: (workspaceId: string, id: string) => Effect.Effect<Assistant.Assistant, Failure>
   readonly listAssistants: (
     workspaceId: string,
     query: ListQuery.ListQuery
   ) => Effect.Effect<Page<Assistant.Assistant>, ListFailure>
+  /** `selection`, when given, replaces the assistant's own (null: use the thread's again). */
   readonly modifyAssistant: (
     workspaceId: string,
     id: string,
-    body: Assistant.ModifyAssistant
+    body: Assistant.ModifyAssistant,
+    selection?: string | null
   ) => Effect.Effect<Assistant.Assistant, Failure>
+  /** The assistant's own sealed provider selection, or null when its runs use the thread's. */
+  readonly assistantSelection: (workspaceId: string, id: string) => Effect.Effect<string | null, Failure>
   readonly deleteAssistant: (workspaceId: string, id: string) => Effect.Effect<Deleted, Failure>
 
   /** Creates the thread with its first messages; `selection` is the sealed provider selection. */
@@ -345,7 +362,7 @@ export class ThreadStore extends Context.Service<ThreadStore, {
         )
 
       return ThreadStore.of({
-        createAssistant: (workspaceId, body) =>
+        createAssistant: (workspaceId, body, selection = null) =>
           Effect.gen(function*() {
             const at = yield* unix
             yield* ensureWorkspace(workspaceId, at)
@@ -361,13 +378,14 @@ export class ThreadStore extends Context.Service<ThreadStore, {
               metadata: body.metadata ?? {},
               temperature: body.temperature ?? null,
               top_p: body.top_p ?? null,
-              response_format: body.response_format ?? "auto"
+              response_format: body.response_format ?? "auto",
+              ...shownSelection(body)
             }
-            return yield* assistants.insert({ workspaceId }, assistant, at)
+            return yield* assistants.insert({ workspaceId }, assistant, at, { selection })
           }),
         getAssistant: (workspaceId, id) => assistants.find({ workspaceId }, id),
         listAssistants: (workspaceId, query) => assistants.page({ workspaceId }, query),
-        modifyAssistant: (workspaceId, id, body) =>
+        modifyAssistant: (workspaceId, id, body, selection) =>
           Effect.gen(function*() {
             const found = yield* assistants.find({ workspaceId }, id)
             const changed: Assistant.Assistant = {
@@ -380,9 +398,21 @@ export class ThreadStore extends Context.Service<ThreadStore, {
               ...(body.metadata === undefined ? {} : { metadata: body.metadata ?? {} }),
               ...(body.temperature === undefined ? {} : { temperature: body.temperature }),
               ...(body.top_p === undefined ? {} : { top_p: body.top_p }),
-              ...(body.response_format === undefined ? {} : { response_format: body.response_format ?? "auto" })
+              ...(body.response_format === undefined ? {} : { response_format: body.response_format ?? "auto" }),
+              ...(selection === undefined ? {} : shownSelection(body))
             }
-            return yield* assistants.update({ workspaceId }, changed)
+            return yield* assistants.update({ workspaceId }, changed, selection === undefined ? {} : { selection })
+          }),
+        assistantSelection: (workspaceId, id) =>
+          Effect.gen(function*() {
+            const rows = yield* ObjectTable.internal(
+              sql`SELECT selection FROM assistants WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+                Effect.flatMap(decodeAssistantSelection)
+              )
+            )
+            const [row] = rows
+            if (row === undefined) return yield* ObjectTable.notFound("assistant", id)
+            return row.selection
           }),
         deleteAssistant: (workspaceId, id) =>
           Effect.gen(function*() {

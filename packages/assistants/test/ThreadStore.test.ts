@@ -69,9 +69,33 @@ for (const { name, layer: database } of TestDatabase.dialects) {
           metadata: {},
           temperature: null,
           top_p: null,
-          response_format: "auto"
+          response_format: "auto",
+          provider: null,
+          integration: null,
+          config: null
         })
         assert.deepStrictEqual(yield* threads.getAssistant("ws-a", created.id), created)
+        assert.isNull(yield* threads.assistantSelection("ws-a", created.id))
+      }))
+
+    it.effect("keeps an assistant's own selection apart from the object, shows no inline config, and replaces it", () =>
+      Effect.gen(function*() {
+        const threads = yield* store
+        const inline = { provider: "openai", api_key: "sk-secret" }
+        const created = yield* threads.createAssistant("ws-s", { model: "m", config: inline }, "sealed-1")
+        assert.strictEqual(created.config, null)
+        assert.notInclude(JSON.stringify(yield* threads.getAssistant("ws-s", created.id)), "sk-secret")
+        assert.strictEqual(yield* threads.assistantSelection("ws-s", created.id), "sealed-1")
+        // a body without selection fields keeps it
+        yield* threads.modifyAssistant("ws-s", created.id, { name: "renamed" })
+        assert.strictEqual(yield* threads.assistantSelection("ws-s", created.id), "sealed-1")
+        const moved = yield* threads.modifyAssistant("ws-s", created.id, { integration: "anthropic-prod" }, "sealed-2")
+        assert.deepStrictEqual([moved.integration, moved.config, moved.name], ["anthropic-prod", null, "renamed"])
+        assert.strictEqual(yield* threads.assistantSelection("ws-s", created.id), "sealed-2")
+        yield* threads.modifyAssistant("ws-s", created.id, { integration: null }, null)
+        assert.isNull(yield* threads.assistantSelection("ws-s", created.id))
+        const error = yield* Effect.flip(threads.assistantSelection("ws-other", created.id))
+        assert.strictEqual(error._tag, "NotFound")
       }))
 
     it.effect("modifies only the fields a body sets, and deletes", () =>

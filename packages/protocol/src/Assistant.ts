@@ -37,10 +37,42 @@ export const Assistant = Schema.Struct({
   metadata: Metadata,
   temperature: Schema.NullOr(Schema.Number),
   top_p: Schema.NullOr(Schema.Number),
-  response_format: ResponseFormat
+  response_format: ResponseFormat,
+  /** The provider its runs use instead of the thread's (extensions.md); absent on older assistants. */
+  provider: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  integration: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  /** A stored config's id; a config given inline is kept sealed (it may hold keys) and shown as null. */
+  config: Schema.optionalKey(Schema.NullOr(Schema.String))
 })
 /** @since 0.1.0 */
 export type Assistant = typeof Assistant.Type
+
+/**
+ * Where an assistant's runs go, instead of the provider the thread was created with: a provider
+ * name (the key comes from the thread's `Authorization`), an integration's slug, or a config
+ * (inline, or a stored one's `pc-…` id). At most one of `provider` and `integration`.
+ *
+ * @since 0.1.0
+ */
+export const AssistantProvider = {
+  provider: Schema.optionalKey(Schema.NullOr(Schema.String.check(isNonEmptyString))),
+  integration: Schema.optionalKey(Schema.NullOr(Schema.String.check(isNonEmptyString))),
+  config: Schema.optionalKey(Schema.NullOr(Schema.Union([
+    Schema.String.check(
+      Schema.isStartingWith("pc-", { message: "must be a config object or a stored config id (pc-…)" })
+    ),
+    JsonObject
+  ])))
+}
+
+const oneSelection = Schema.makeFilter((body: {
+  readonly provider?: string | null
+  readonly integration?: string | null
+}) =>
+  typeof body.provider === "string" && typeof body.integration === "string"
+    ? { path: ["integration"], issue: "give provider or integration, not both" }
+    : undefined
+)
 
 const fields = {
   name: Schema.optionalKey(Schema.NullOr(Schema.String.check(isMaxChars(256)))),
@@ -54,14 +86,19 @@ const fields = {
 }
 
 /** Body of `POST /v1/assistants`; a misspelt field is a 400. @since 0.1.0 */
-export const CreateAssistant = closedStruct({ model: Schema.String.check(isNonEmptyString), ...fields })
+export const CreateAssistant = closedStruct({
+  model: Schema.String.check(isNonEmptyString),
+  ...fields,
+  ...AssistantProvider
+}).check(oneSelection)
 /** @since 0.1.0 */
 export type CreateAssistant = typeof CreateAssistant.Type
 
 /** Body of `POST /v1/assistants/{assistant_id}`: the fields it sets change, the others stay. @since 0.1.0 */
 export const ModifyAssistant = closedStruct({
   model: Schema.optionalKey(Schema.String.check(isNonEmptyString)),
-  ...fields
-})
+  ...fields,
+  ...AssistantProvider
+}).check(oneSelection)
 /** @since 0.1.0 */
 export type ModifyAssistant = typeof ModifyAssistant.Type

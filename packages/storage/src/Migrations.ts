@@ -304,6 +304,15 @@ const createBatches = Effect.gen(function*() {
   )`
 })
 
+/**
+ * An assistant's own provider selection (extensions.md: `provider`/`integration`/`config` on
+ * `POST /v1/assistants`), sealed like a thread's: a config may hold keys.
+ */
+const addAssistantSelection = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE assistants ADD COLUMN selection TEXT NULL`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
@@ -316,7 +325,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0008_create_prompts": createPrompts,
   "0009_create_assistants": createAssistants,
   "0010_create_files": createFiles,
-  "0011_create_batches": createBatches
+  "0011_create_batches": createBatches,
+  "0012_add_assistant_selection": addAssistantSelection
 }
 
 const runMigrator = Migrator.make({})

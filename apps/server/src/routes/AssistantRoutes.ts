@@ -41,11 +41,32 @@ const listQuery = (input: RouteInput) => {
 const withStore = <A, E>(use: (store: Store["Service"]) => Effect.Effect<A, E>) => ThreadStore.ThreadStore.use(use)
 const workspace = (input: RouteInput) => input.principal.workspaceId
 
-export const createAssistant: Handler<Store | BodyDeadlines> = (input) =>
-  Effect.flatMap(
-    createAssistantBody(input.request),
-    (request) => withStore((store) => store.createAssistant(workspace(input), request))
+/**
+ * An assistant's own `provider`, `integration` or `config`, checked as a thread's selection is
+ * (a bad config is a 400 now, not a failed run) and sealed; null when it names none.
+ */
+const assistantSelection = (request: Assistant.ModifyAssistant) => {
+  const headers = RunSelection.ofAssistant(request)
+  if (headers === undefined) return Effect.succeed(null)
+  return Effect.flatMap(
+    RunSelection.capture(headers).pipe(
+      Effect.mapError((error) =>
+        new GatewayError.InvalidRequest({
+          message: error.message.replace(RequestContext.Headers.config, "config"),
+          param: "config"
+        })
+      )
+    ),
+    (kept) => ServerSecret.ServerSecret.useSync((secret) => RunSelection.seal(secret, kept))
   )
+}
+
+export const createAssistant: Handler<Store | ServerSecret.ServerSecret | BodyDeadlines> = (input) =>
+  Effect.gen(function*() {
+    const request = yield* createAssistantBody(input.request)
+    const selection = yield* assistantSelection(request)
+    return yield* withStore((store) => store.createAssistant(workspace(input), request, selection))
+  })
 
 export const listAssistants: Handler<Store> = (input) =>
   Effect.flatMap(listQuery(input), (query) => withStore((store) => store.listAssistants(workspace(input), query)))
@@ -53,11 +74,16 @@ export const listAssistants: Handler<Store> = (input) =>
 export const getAssistant: Handler<Store> = (input) =>
   withStore((store) => store.getAssistant(workspace(input), param(input, "assistant_id")))
 
-export const modifyAssistant: Handler<Store | BodyDeadlines> = (input) =>
-  Effect.flatMap(
-    modifyAssistantBody(input.request),
-    (request) => withStore((store) => store.modifyAssistant(workspace(input), param(input, "assistant_id"), request))
-  )
+export const modifyAssistant: Handler<Store | ServerSecret.ServerSecret | BodyDeadlines> = (input) =>
+  Effect.gen(function*() {
+    const request = yield* modifyAssistantBody(input.request)
+    // naming any of the three replaces the assistant's selection; naming none keeps it
+    const names = request.provider !== undefined || request.integration !== undefined || request.config !== undefined
+    const selection = names ? yield* assistantSelection(request) : undefined
+    return yield* withStore((store) =>
+      store.modifyAssistant(workspace(input), param(input, "assistant_id"), request, selection)
+    )
+  })
 
 export const deleteAssistant: Handler<Store> = (input) =>
   withStore((store) => store.deleteAssistant(workspace(input), param(input, "assistant_id")))
