@@ -14,6 +14,7 @@ import { SecretBox, ServerSecret } from "@switchyard/auth"
 import { Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
 import { FileStore } from "@switchyard/files"
 import { Batch, type ListQuery, StoredObjectRequests } from "@switchyard/protocol"
+import { KeysetPage } from "@switchyard/storage"
 import { Array as Arr, Clock, Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -28,13 +29,7 @@ export const Caller = Schema.Struct({
 })
 export type Caller = typeof Caller.Type
 
-export interface Page {
-  readonly object: "list"
-  readonly data: ReadonlyArray<Batch.Batch>
-  readonly first_id: string | null
-  readonly last_id: string | null
-  readonly has_more: boolean
-}
+export type Page = KeysetPage.Page<Batch.Batch>
 
 type Failure = GatewayError.NotFound | GatewayError.InternalError
 
@@ -299,36 +294,18 @@ const make = (linesInFlight: number) =>
     const list = (workspaceId: string, query: ListQuery.ListQuery) =>
       Effect.gen(function*() {
         const scope = sql`workspace_id = ${workspaceId}`
-        const cursorId = query.after ?? query.before
-        const cursorField = query.after === undefined ? "before" : "after"
-        let cursor: Statement.Fragment = sql`1 = 1`
-        if (cursorId !== undefined) {
-          const [at] = yield* select(sql`${scope} AND id = ${cursorId}`)
-          if (at === undefined) {
-            return yield* new GatewayError.InvalidRequest({
-              message: `${cursorField}: no batch ${cursorId} in this list`,
-              param: cursorField
-            })
-          }
-          // `after` continues in the list's order, `before` goes back against it
-          const forward = (query.order === "desc") === (cursorField === "after")
-          cursor = forward
-            ? sql`(position < ${at.position} OR (position = ${at.position} AND id < ${at.id}))`
-            : sql`(position > ${at.position} OR (position = ${at.position} AND id > ${at.id}))`
-        }
-        const backwards = cursorField === "before" && cursorId !== undefined
-        const descending = backwards ? query.order === "asc" : query.order === "desc"
-        const order = descending ? sql`ORDER BY position DESC, id DESC` : sql`ORDER BY position, id`
-        const rows = yield* select(sql`${scope} AND ${cursor}`, sql`${order} LIMIT ${query.limit + 1}`)
-        const kept = yield* Effect.forEach(rows.slice(0, query.limit), (row) => withCounts(row.body))
-        const data = backwards ? kept.reverse() : kept
-        return {
-          object: "list" as const,
-          data,
-          first_id: data[0]?.id ?? null,
-          last_id: data.at(-1)?.id ?? null,
-          has_more: rows.length > query.limit
-        }
+        const { hasMore, rows } = yield* KeysetPage.read({
+          sql,
+          query,
+          at: (id) => Effect.map(select(sql`${scope} AND id = ${id}`), ([row]) => row),
+          rows: (cursor, order, limit) => select(sql`${scope} AND ${cursor}`, sql`${order} LIMIT ${limit}`)
+        }).pipe(
+          Effect.catchTag("UnknownCursor", (cursor) =>
+            Effect.fail(
+              new GatewayError.InvalidRequest({ message: KeysetPage.cursorRule(cursor, "batch"), param: cursor.field })
+            ))
+        )
+        return KeysetPage.list(yield* Effect.forEach(rows, (row) => withCounts(row.body)), hasMore)
       })
 
     const cancel = (workspaceId: string, id: string) =>

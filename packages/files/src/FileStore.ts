@@ -17,6 +17,7 @@
  */
 import { GatewayError } from "@switchyard/core"
 import { FileObject, type ListQuery } from "@switchyard/protocol"
+import { KeysetPage } from "@switchyard/storage"
 import { Clock, Context, Effect, Layer, Schema, Stream } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -44,13 +45,7 @@ export interface Upload<E> extends Describe {
   readonly maxBytes?: number | undefined
 }
 
-export interface Page {
-  readonly object: "list"
-  readonly data: ReadonlyArray<FileObject.FileObject>
-  readonly first_id: string | null
-  readonly last_id: string | null
-  readonly has_more: boolean
-}
+export type Page = KeysetPage.Page<FileObject.FileObject>
 
 type Failure = GatewayError.NotFound | GatewayError.InternalError
 
@@ -194,36 +189,21 @@ const make = (sql: SqlClient.SqlClient, contents: FileContents["Service"]): File
       const scope = purpose === undefined
         ? sql`workspace_id = ${workspaceId}`
         : sql`workspace_id = ${workspaceId} AND purpose = ${purpose}`
-      const cursorId = query.after ?? query.before
-      const cursorField = query.after === undefined ? "before" : "after"
-      let cursor: Statement.Fragment = sql`1 = 1`
-      if (cursorId !== undefined) {
-        const [at] = yield* select(sql`${scope} AND id = ${cursorId}`)
-        if (at === undefined) {
-          return yield* new GatewayError.InvalidRequest({
-            message: `${cursorField}: no file ${cursorId} in this list`,
-            param: cursorField
-          })
-        }
-        // `after` continues in the list's order, `before` goes back against it
-        const forward = (query.order === "desc") === (cursorField === "after")
-        cursor = forward
-          ? sql`(position < ${at.position} OR (position = ${at.position} AND id < ${at.id}))`
-          : sql`(position > ${at.position} OR (position = ${at.position} AND id > ${at.id}))`
-      }
-      const backwards = cursorField === "before" && cursorId !== undefined
-      const descending = backwards ? query.order === "asc" : query.order === "desc"
-      const order = descending ? sql`ORDER BY position DESC, id DESC` : sql`ORDER BY position, id`
-      const rows = yield* select(sql`${scope} AND ${cursor}`, sql`${order} LIMIT ${query.limit + 1}`)
-      const kept = rows.slice(0, query.limit).map((row) => row.body)
-      const data = backwards ? kept.reverse() : kept
-      return {
-        object: "list" as const,
-        data,
-        first_id: data[0]?.id ?? null,
-        last_id: data.at(-1)?.id ?? null,
-        has_more: rows.length > query.limit
-      }
+      const { hasMore, rows } = yield* KeysetPage.read({
+        sql,
+        query,
+        at: (id) => Effect.map(select(sql`${scope} AND id = ${id}`), ([row]) => row),
+        rows: (cursor, order, limit) => select(sql`${scope} AND ${cursor}`, sql`${order} LIMIT ${limit}`)
+      }).pipe(
+        Effect.catchTag(
+          "UnknownCursor",
+          (cursor) =>
+            Effect.fail(
+              new GatewayError.InvalidRequest({ message: KeysetPage.cursorRule(cursor, "file"), param: cursor.field })
+            )
+        )
+      )
+      return KeysetPage.list(rows.map((row) => row.body), hasMore)
     })
 
   return FileStore.of({

@@ -13,6 +13,7 @@
  */
 import { GatewayError } from "@switchyard/core"
 import { type ListQuery, PromptTemplate } from "@switchyard/protocol"
+import { KeysetPage } from "@switchyard/storage"
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -42,30 +43,18 @@ export interface Prompt extends PromptTemplate.PromptDefinition {
 }
 
 /** A page in the list shape (extensions.md: `limit`, `order`, `after`, `before`). */
-export interface Page<A> {
-  readonly object: "list"
-  readonly data: ReadonlyArray<A>
-  readonly first_id: string | null
-  readonly last_id: string | null
-  readonly has_more: boolean
-}
+export type Page<A> = KeysetPage.Page<A>
 
 export type PromptPage = Page<Prompt>
 
+/** Versions page by their number, not by position: `rows` as read, one past the limit. */
 const pageOf = <A extends { readonly id: string }>(
   rows: ReadonlyArray<A>,
   limit: number,
   backwards: boolean
 ): Page<A> => {
   const kept = rows.slice(0, limit)
-  const data = backwards ? kept.reverse() : kept
-  return {
-    object: "list",
-    data,
-    first_id: data[0]?.id ?? null,
-    last_id: data.at(-1)?.id ?? null,
-    has_more: rows.length > limit
-  }
+  return KeysetPage.list(backwards ? kept.reverse() : kept, rows.length > limit)
 }
 
 /** Which version a reference names: the published one, the latest, or a number. */
@@ -227,32 +216,24 @@ export class PromptStore extends Context.Service<PromptStore, {
 
       const page = (workspaceId: string, query: ListQuery.ListQuery) =>
         Effect.gen(function*() {
-          const cursorId = query.after ?? query.before
-          const cursorField = query.after === undefined ? "before" : "after"
-          let cursor: Statement.Fragment = sql`1 = 1`
-          if (cursorId !== undefined) {
-            const [at] = yield* selectPrompts(sql`p.workspace_id = ${workspaceId} AND p.id = ${cursorId}`)
-            if (at === undefined) {
-              return yield* new GatewayError.InvalidRequest({
-                message: `${cursorField}: no prompt ${cursorId} in this workspace`,
-                param: cursorField
-              })
-            }
-            // `after` continues in the list's order, `before` goes back against it
-            const forward = (query.order === "desc") === (cursorField === "after")
-            cursor = forward
-              ? sql`(p.position < ${at.position} OR (p.position = ${at.position} AND p.id < ${at.id}))`
-              : sql`(p.position > ${at.position} OR (p.position = ${at.position} AND p.id > ${at.id}))`
-          }
-          const descending = cursorField === "before" && cursorId !== undefined
-            ? query.order === "asc"
-            : query.order === "desc"
-          const order = descending ? sql`ORDER BY p.position DESC, p.id DESC` : sql`ORDER BY p.position, p.id`
-          const rows = yield* selectPrompts(
-            sql`p.workspace_id = ${workspaceId} AND ${cursor}`,
-            sql`${order} LIMIT ${query.limit + 1}`
+          const { hasMore, rows } = yield* KeysetPage.read({
+            sql,
+            query,
+            prefix: "p.",
+            at: (id) =>
+              Effect.map(selectPrompts(sql`p.workspace_id = ${workspaceId} AND p.id = ${id}`), ([row]) => row),
+            rows: (cursor, order, limit) =>
+              selectPrompts(sql`p.workspace_id = ${workspaceId} AND ${cursor}`, sql`${order} LIMIT ${limit}`)
+          }).pipe(
+            Effect.catchTag("UnknownCursor", (cursor) =>
+              Effect.fail(
+                new GatewayError.InvalidRequest({
+                  message: KeysetPage.cursorRule(cursor, "prompt", "workspace"),
+                  param: cursor.field
+                })
+              ))
           )
-          return pageOf(rows.map(toPrompt), query.limit, cursorField === "before" && cursorId !== undefined)
+          return KeysetPage.list(rows.map(toPrompt), hasMore)
         })
 
       return PromptStore.of({

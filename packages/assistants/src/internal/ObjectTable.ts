@@ -5,6 +5,7 @@
  */
 import { GatewayError } from "@switchyard/core"
 import type { ListQuery } from "@switchyard/protocol"
+import { KeysetPage } from "@switchyard/storage"
 import { Effect, Schema } from "effect"
 import { type SqlClient, SqlError, type Statement } from "effect/sql"
 
@@ -17,13 +18,7 @@ export interface Table<A extends { readonly id: string }> {
   readonly schema: Schema.Codec<A, unknown>
 }
 
-export interface Page<A> {
-  readonly object: "list"
-  readonly data: ReadonlyArray<A>
-  readonly first_id: string | null
-  readonly last_id: string | null
-  readonly has_more: boolean
-}
+export type Page<A> = KeysetPage.Page<A>
 
 /** Where an object lives: its workspace and, for a message, run or step, its owner. */
 export interface Scope {
@@ -153,39 +148,20 @@ export const make = <A extends { readonly id: string }>(sql: SqlClient.SqlClient
     filter: Statement.Fragment = sql`1 = 1`
   ): Effect.Effect<Page<A>, GatewayError.InvalidRequest | GatewayError.InternalError> =>
     Effect.gen(function*() {
-      const cursorId = query.after ?? query.before
-      const cursorField = query.after === undefined ? "before" : "after"
-      let cursor: Statement.Fragment = sql`1 = 1`
-      if (cursorId !== undefined) {
-        const [at] = yield* select(sql`${where(scope)} AND id = ${cursorId}`)
-        if (at === undefined) {
-          return yield* new GatewayError.InvalidRequest({
-            message: `${cursorField}: no ${table.noun} ${cursorId} in this list`,
-            param: cursorField
-          })
-        }
-        // `after` continues in the list's order, `before` goes back against it
-        const forward = (query.order === "desc") === (cursorField === "after")
-        cursor = forward
-          ? sql`(position < ${at.position} OR (position = ${at.position} AND id < ${at.id}))`
-          : sql`(position > ${at.position} OR (position = ${at.position} AND id > ${at.id}))`
-      }
-      const backwards = cursorField === "before" && cursorId !== undefined
-      const descending = backwards ? query.order === "asc" : query.order === "desc"
-      const order = descending ? sql`ORDER BY position DESC, id DESC` : sql`ORDER BY position, id`
-      const rows = yield* select(
-        sql`${where(scope)} AND ${filter} AND ${cursor}`,
-        sql`${order} LIMIT ${query.limit + 1}`
+      const { hasMore, rows } = yield* KeysetPage.read({
+        sql,
+        query,
+        at: (id) => Effect.map(select(sql`${where(scope)} AND id = ${id}`), ([row]) => row),
+        rows: (cursor, order, limit) =>
+          select(sql`${where(scope)} AND ${filter} AND ${cursor}`, sql`${order} LIMIT ${limit}`)
+      }).pipe(
+        Effect.catchTag("UnknownCursor", (cursor) =>
+          Effect.fail(
+            new GatewayError.InvalidRequest({ message: KeysetPage.cursorRule(cursor, table.noun), param: cursor.field })
+          ))
       )
-      const kept = yield* Effect.forEach(rows.slice(0, query.limit), (row) => internal(decodeBody(row.body)))
-      const data = backwards ? kept.reverse() : kept
-      return {
-        object: "list" as const,
-        data,
-        first_id: data[0]?.id ?? null,
-        last_id: data.at(-1)?.id ?? null,
-        has_more: rows.length > query.limit
-      }
+      const data = yield* Effect.forEach(rows, (row) => internal(decodeBody(row.body)))
+      return KeysetPage.list(data, hasMore)
     })
 
   return { find, insert, update, updateIf, remove, page }
