@@ -7,18 +7,16 @@ import { GatewayError } from "@switchyard/core"
 import { MetricsText } from "@switchyard/observability"
 import { Context, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
+import * as Edge from "../http/Edge.ts"
 
 /** Whether the route serves (`GATEWAY_METRICS`); the server sets it. */
 export const Enabled = Context.Reference<boolean>("@switchyard/server/MetricsRoute/Enabled", {
   defaultValue: () => true
 })
 
-const removed = (): HttpServerResponse.HttpServerResponse => {
-  const { body, headers, status } = GatewayError.toHttp(
-    new GatewayError.NotFound({ message: "no route for GET /metrics" })
-  )
-  return HttpServerResponse.text(JSON.stringify(body), { status, headers, contentType: "application/json" })
-}
+// the envelope every unknown route answers with; the trace id header is set by the route (open)
+const removed = () =>
+  Edge.toResponse(Edge.answerOf(new GatewayError.NotFound({ message: "no route for GET /metrics" }), ""))
 
 export const response: Effect.Effect<HttpServerResponse.HttpServerResponse> = Enabled.use((enabled) =>
   enabled
