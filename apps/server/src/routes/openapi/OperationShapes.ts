@@ -191,15 +191,6 @@ export interface Operation {
   readonly upstream?: boolean
 }
 
-/** `status` (default `active`) and `include_usage` of the usage-limits policy routes. */
-export const policyQuery = Schema.Struct({
-  status: Schema.optionalKey(Schema.Literals(["active", "archived"])),
-  include_usage: Schema.optionalKey(Schema.Literals(["true", "false"]))
-})
-
-/** `status` (default `active`) of the rate-limit policy routes. */
-export const RateLimitStatus = Schema.Struct({ status: Schema.optionalKey(Schema.Literals(["active", "archived"])) })
-
 /** Headers that choose and steer the provider (extensions.md, "Choosing the provider"). */
 export const providerHeaders: ReadonlyArray<Header> = [
   {
@@ -231,9 +222,5 @@ export const json = (description: string, schema?: SchemaName): Answer =>
     mediaType: "application/json",
     schema
   }
-
-export const ModelsQuery = Schema.Struct({
-  provider: Schema.optionalKey(Schema.String.annotate({ description: "Only this provider's models." }))
-})
 
 export const listOf = (things: string): Answer => json(`The caller's workspace's ${things}, in the list shape.`, "List")

@@ -1,5 +1,15 @@
 /** Usage-limit and rate-limit policies. */
-import { json, listOf, type Operation, policyQuery, RateLimitStatus } from "./OperationShapes.ts"
+import { Schema } from "effect"
+import { json, listOf, type Operation } from "./OperationShapes.ts"
+
+/** `status` (default `active`) and `include_usage` of the usage-limits policy routes. */
+const policyQuery = Schema.Struct({
+  status: Schema.optionalKey(Schema.Literals(["active", "archived"])),
+  include_usage: Schema.optionalKey(Schema.Literals(["true", "false"]))
+})
+
+/** `status` (default `active`) of the rate-limit policy routes. */
+const RateLimitStatus = Schema.Struct({ status: Schema.optionalKey(Schema.Literals(["active", "archived"])) })
 
 export const operations: Readonly<Record<string, Operation>> = {
   "POST /v1/policies/usage-limits": {

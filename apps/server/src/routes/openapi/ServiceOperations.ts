@@ -1,5 +1,10 @@
 /** The gateway's own routes (health, readiness, metrics, this description) and the model catalog. */
-import { json, ModelsQuery, type Operation } from "./OperationShapes.ts"
+import { Schema } from "effect"
+import { json, type Operation } from "./OperationShapes.ts"
+
+const ModelsQuery = Schema.Struct({
+  provider: Schema.optionalKey(Schema.String.annotate({ description: "Only this provider's models." }))
+})
 
 export const operations: Readonly<Record<string, Operation>> = {
   "GET /health": {
