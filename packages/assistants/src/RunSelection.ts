@@ -10,53 +10,24 @@ import { Effect, Option, Schema } from "effect"
 
 const { Headers } = RequestContext
 
-/** The headers that choose and shape the provider a run reaches; only these are kept. */
-const KEPT = [
-  Headers.config,
-  Headers.provider,
-  Headers.virtualKey,
-  Headers.customHost,
-  Headers.metadata,
-  Headers.requestTimeout,
-  Headers.strictVendorCompliance,
-  "authorization"
-]
-
-/** The three means of selecting a provider; a thread needs one. */
-const SELECTING = [Headers.config, Headers.provider, Headers.virtualKey]
-
 const Kept = Schema.Record(Schema.String, Schema.String)
 const decodeKept = Schema.decodeUnknownEffect(Kept)
 
 /** The selection headers of a request; none of the three selecting ones is a 400. */
 export const capture = (
   headers: Readonly<Record<string, string>>
-): Effect.Effect<Readonly<Record<string, string>>, GatewayError.InvalidRequest> => {
-  if (!SELECTING.some((name) => (headers[name] ?? "") !== "")) {
-    return Effect.fail(
-      new GatewayError.InvalidRequest({
-        message: `no provider selected: a thread keeps the provider its runs use, so send ${Headers.config}, ` +
-          `${Headers.provider} (with Authorization) or ${Headers.virtualKey} when creating it`,
-        param: Headers.provider
-      })
-    )
-  }
-  const kept: Record<string, string> = {}
-  for (const name of KEPT) {
-    const value = headers[name]
-    if (value !== undefined) kept[name] = value
-  }
-  // a config given as JSON is checked now, so a bad one is a 400 here rather than a failed run later
-  return ProviderSelection.configHeader.select({ headers, workspaceId: "", model: undefined }).pipe(
-    Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (selection) => selection.config })),
-    Effect.mapError((error) =>
-      error instanceof GatewayError.InvalidRequest
-        ? error
-        : new GatewayError.InvalidRequest({ message: error.message, param: Headers.config })
-    ),
-    Effect.as(kept)
-  )
-}
+): Effect.Effect<Readonly<Record<string, string>>, GatewayError.InvalidRequest> =>
+  Effect.flatMap(ProviderSelection.keep(headers, { owner: "thread", calls: "runs" }), (kept) =>
+    // a config given as JSON is checked now, so a bad one is a 400 here rather than a failed run later
+    ProviderSelection.configHeader.select({ headers, workspaceId: "", model: undefined }).pipe(
+      Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (selection) => selection.config })),
+      Effect.mapError((error) =>
+        error instanceof GatewayError.InvalidRequest
+          ? error
+          : new GatewayError.InvalidRequest({ message: error.message, param: Headers.config })
+      ),
+      Effect.as(kept)
+    ))
 
 /**
  * The selection headers of an assistant's own `provider`, `integration` or `config`, or none
@@ -79,7 +50,7 @@ export const ofAssistant = (fields: {
 }
 
 /** The thread's headers an assistant's own selection replaces. */
-const replaced: ReadonlySet<string> = new Set([...SELECTING, Headers.customHost])
+const replaced: ReadonlySet<string> = new Set([...ProviderSelection.selectingHeaders, Headers.customHost])
 
 /**
  * A run's selection: the assistant's own, when it has one, in place of the thread's selecting

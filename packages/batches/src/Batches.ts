@@ -11,7 +11,7 @@
  * const batch = Batches.Batches.use((batches) => batches.get("my-workspace", "batch_…"))
  */
 import { SecretBox, ServerSecret } from "@switchyard/auth"
-import { Gateway, GatewayError, Principal, RequestContext } from "@switchyard/core"
+import { Gateway, GatewayError, Principal, ProviderSelection, RequestContext } from "@switchyard/core"
 import { FileStore } from "@switchyard/files"
 import { Batch, type ListQuery, StoredObjectRequests } from "@switchyard/protocol"
 import { KeysetPage } from "@switchyard/storage"
@@ -68,19 +68,6 @@ export class Batches extends Context.Service<Batches, {
  * does not hold them all) and one batch never sends more than this to its providers at once.
  */
 export const DEFAULT_LINES_IN_FLIGHT = 64
-
-/** The request headers that choose and shape the provider; a batch keeps them sealed. */
-const KEPT = [
-  RequestContext.Headers.config,
-  RequestContext.Headers.provider,
-  RequestContext.Headers.virtualKey,
-  RequestContext.Headers.customHost,
-  RequestContext.Headers.metadata,
-  RequestContext.Headers.requestTimeout,
-  RequestContext.Headers.strictVendorCompliance,
-  "authorization"
-]
-const SELECTING = [RequestContext.Headers.config, RequestContext.Headers.provider, RequestContext.Headers.virtualKey]
 
 export const newId = (prefix: "batch" | "batch_req"): string => `${prefix}_${randomBytes(12).toString("base64url")}`
 
@@ -214,14 +201,7 @@ const make = (linesInFlight: number) =>
     }) =>
       Effect.gen(function*() {
         const { principal, headers, body } = input
-        if (!SELECTING.some((name) => (headers[name] ?? "") !== "")) {
-          return yield* new GatewayError.InvalidRequest({
-            message:
-              `no provider selected: a batch keeps the provider its lines use, so send ${RequestContext.Headers.config}, ` +
-              `${RequestContext.Headers.provider} (with Authorization) or ${RequestContext.Headers.virtualKey} when creating it`,
-            param: RequestContext.Headers.provider
-          })
-        }
+        const kept = yield* ProviderSelection.keep(headers, { owner: "batch", calls: "lines" })
         const file = yield* files.get(principal.workspaceId, body.input_file_id).pipe(
           Effect.catchTag("NotFound", () =>
             Effect.fail(
@@ -236,11 +216,6 @@ const make = (linesInFlight: number) =>
             message: `input_file_id: the file's purpose is ${file.purpose}, not batch`,
             param: "input_file_id"
           })
-        }
-        const kept: Record<string, string> = {}
-        for (const name of KEPT) {
-          const value = headers[name]
-          if (value !== undefined) kept[name] = value
         }
         const createdAt = yield* unix
         const batch: Batch.Batch = {

@@ -198,3 +198,45 @@ const requestSettings = (
   }
   return Effect.succeed(settings)
 }
+
+/** The three headers that select a provider; an object kept for later calls needs one of them. */
+export const selectingHeaders: ReadonlyArray<string> = [Headers.config, Headers.provider, Headers.virtualKey]
+
+/** The request headers that choose and shape the provider, as an object kept for later calls keeps them. */
+const keptHeaders: ReadonlyArray<string> = [
+  ...selectingHeaders,
+  Headers.customHost,
+  Headers.metadata,
+  Headers.requestTimeout,
+  Headers.strictVendorCompliance,
+  "authorization"
+]
+
+/**
+ * The selection headers of a request, for an object whose later calls go where it was created
+ * (extensions.md, "Which endpoints need a provider": a thread's runs, a batch's lines); without
+ * one of the three selecting headers, a 400 saying what keeps it.
+ *
+ * @example
+ * ProviderSelection.keep({ "x-gateway-provider": "openai", authorization: "Bearer sk" }, { owner: "batch", calls: "lines" })
+ */
+export const keep = (
+  headers: Readonly<Record<string, string>>,
+  kept: { readonly owner: string; readonly calls: string }
+): Effect.Effect<Readonly<Record<string, string>>, InvalidRequest> => {
+  if (!selectingHeaders.some((name) => (headers[name] ?? "") !== "")) {
+    return Effect.fail(
+      new InvalidRequest({
+        message: `no provider selected: a ${kept.owner} keeps the provider its ${kept.calls} use, so send ` +
+          `${Headers.config}, ${Headers.provider} (with Authorization) or ${Headers.virtualKey} when creating it`,
+        param: Headers.provider
+      })
+    )
+  }
+  const selection: Record<string, string> = {}
+  for (const name of keptHeaders) {
+    const value = headers[name]
+    if (value !== undefined) selection[name] = value
+  }
+  return Effect.succeed(selection)
+}
