@@ -25,7 +25,7 @@ import {
   type ProviderTarget,
   Stage
 } from "@switchyard/core"
-import { Clock, Data, Effect, Exit, Layer, Metric, Result, Stream } from "effect"
+import { Clock, Effect, Exit, Layer, Metric, Result, Stream } from "effect"
 import { RateLimiter } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import * as Matching from "./internal/Matching.ts"
@@ -35,6 +35,7 @@ import * as RateLimits from "./RateLimits.ts"
 import { RatePolicies } from "./RatePolicies.ts"
 import * as StoredProviders from "./StoredProviders.ts"
 import { type CounterStoreError, type Reservation, type Settlement, UsageCounters } from "./UsageCounters.ts"
+import { describePolicy, UnpricedModel, UsageLimitExceeded } from "./UsageLimitErrors.ts"
 import { UsagePolicies, type UsagePolicy } from "./UsagePolicies.ts"
 
 /** What a request does when the counters cannot be reached (`GATEWAY_LIMITS_ON_STORE_ERROR`). */
@@ -44,53 +45,6 @@ export interface Options {
   /** `closed` (default): 503, nothing goes upstream; `open`: the request goes on, uncounted, and the miss is logged and counted. */
   readonly onStoreError?: OnStoreError | undefined
 }
-
-/** 412: a policy's value key has reached its credit limit. */
-export class UsageLimitExceeded extends Data.TaggedError("UsageLimitExceeded")<{
-  readonly policyId: string
-  readonly policyName: string | null
-  readonly type: "cost" | "tokens"
-  readonly creditLimit: number
-  readonly valueKey: string
-}> {
-  override get message(): string {
-    const unit = this.type === "cost" ? "USD" : "tokens"
-    return `usage limit reached: policy ${describePolicy(this.policyId, this.policyName)} allows ${this.creditLimit} ` +
-      `${unit} for ${this.valueKey}`
-  }
-
-  [GatewayError.HttpAnswer](): GatewayError.HttpFailure {
-    return {
-      status: 412,
-      body: GatewayError.envelope(this.message, "usage_limit_error", null, "usage_limit_exceeded"),
-      headers: {}
-    }
-  }
-}
-
-/** 412: a `cost` policy applies, but the model has no known price, so it cannot be counted. */
-export class UnpricedModel extends Data.TaggedError("UnpricedModel")<{
-  readonly policyId: string
-  readonly policyName: string | null
-  readonly provider: string
-  readonly model: string
-}> {
-  override get message(): string {
-    return `model "${this.model}" of provider "${this.provider}" has no known price, so the cost policy ` +
-      `${describePolicy(this.policyId, this.policyName)} cannot count it; use a model of the catalog ` +
-      "(GET /v1/models) or give the integration its own pricing {input_per_million, output_per_million}"
-  }
-
-  [GatewayError.HttpAnswer](): GatewayError.HttpFailure {
-    return {
-      status: 412,
-      body: GatewayError.envelope(this.message, "usage_limit_error", "model", "model_not_priced"),
-      headers: {}
-    }
-  }
-}
-
-const describePolicy = (id: string, name: string | null) => name === null ? id : `"${name}" (${id})`
 
 const refusals = Metric.counter("gateway_policy_refusals_total", {
   description: "Requests refused by a usage-limit or rate-limit policy",
