@@ -93,6 +93,16 @@ layer(UpstreamClient.UpstreamClient.layer())("AnthropicAdapter streams", (it) =>
       ])
     }))
 
+  it.effect("names the stop sequence that ended the answer on the last choice when strict_vendor_compliance is false", () =>
+    Effect.gen(function*() {
+      const { dispatch } = yield* withFakeAnthropic({ strict_vendor_compliance: false })
+      const body = streamed({ messages: [{ role: "user", content: "one two ### three" }], stop: ["###"] })
+      const chunks = yield* Stream.runCollect(chunksOf(yield* dispatch(body)))
+      const last = chunks.at(-1)
+      const choice = Array.isArray(last?.choices) ? last.choices[0] : undefined
+      assert.deepInclude(choice, { finish_reason: "stop", stop_sequence: "###" })
+    }))
+
   it.effect("ends a stream cut mid-way with UpstreamUnreachable", () =>
     Effect.gen(function*() {
       const { fake, dispatch } = yield* withFakeAnthropic()

@@ -41,6 +41,7 @@ export const Message = Schema.Struct({
   model: Schema.String,
   content: Schema.Array(ContentBlock),
   stop_reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  stop_sequence: Schema.optionalKey(Schema.NullOr(Schema.String)),
   usage: Schema.optionalKey(Usage)
 })
 export type Message = typeof Message.Type
@@ -102,12 +103,19 @@ export const toChatCompletion = (message: Message, identity: Identity) => {
     const reasoning = message.content.flatMap((block) => ("thinking" in block ? [block.thinking] : [])).join("")
     if (reasoning !== "") reply.reasoning = reasoning
   }
+  const choice: Record<string, unknown> = {
+    index: 0,
+    message: reply,
+    logprobs: null,
+    finish_reason: finishReasonOf(message.stop_reason)
+  }
+  if (identity.extras && typeof message.stop_sequence === "string") choice.stop_sequence = message.stop_sequence
   return {
     id: message.id,
     object: "chat.completion",
     created: identity.created,
     model: message.model,
-    choices: [{ index: 0, message: reply, logprobs: null, finish_reason: finishReasonOf(message.stop_reason) }],
+    choices: [choice],
     usage: usageOf(message.usage)
   }
 }

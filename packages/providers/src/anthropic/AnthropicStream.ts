@@ -60,12 +60,17 @@ class ChunkTranslator {
         })]
       }
       if ("text" in block && block.text !== "") return [this.#chunk({ content: block.text })]
+      if ("data" in block && this.#options.extras) {
+        return [this.#chunk({ content_blocks: [{ index: event.index, type: block.type, data: block.data }] })]
+      }
       return []
     }
     if ("delta" in event && "index" in event) return this.#delta(event.index, event.delta)
     if ("delta" in event) {
       this.#usage = { ...this.#usage, ...definedCounts(event.usage ?? {}) }
-      return [this.#chunk({}, finishReasonOf(event.delta.stop_reason))]
+      const stopSequence = event.delta.stop_sequence
+      const named = this.#options.extras && typeof stopSequence === "string" ? { stop_sequence: stopSequence } : {}
+      return [this.#chunk({}, finishReasonOf(event.delta.stop_reason), named)]
     }
     if (event.type === "message_stop" && this.#options.includeUsage) {
       return [{ ...this.#base(), choices: [], usage: usageOf(this.#usage) }]
@@ -98,8 +103,8 @@ class ChunkTranslator {
     return { id: this.#id, object: "chat.completion.chunk", created: this.#options.created, model: this.#model }
   }
 
-  #chunk(delta: Record<string, unknown>, finishReason: string | null = null): Chunk {
-    return { ...this.#base(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] }
+  #chunk(delta: Record<string, unknown>, finishReason: string | null = null, extra: object = {}): Chunk {
+    return { ...this.#base(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason, ...extra }] }
   }
 }
 

@@ -31,7 +31,10 @@ export const StreamEvent = Schema.Union([
   Schema.Struct({ type: Schema.Literal("content_block_delta"), index: Index, delta: Delta }),
   Schema.Struct({
     type: Schema.Literal("message_delta"),
-    delta: Schema.Struct({ stop_reason: Schema.optionalKey(Schema.NullOr(Schema.String)) }),
+    delta: Schema.Struct({
+      stop_reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
+      stop_sequence: Schema.optionalKey(Schema.NullOr(Schema.String))
+    }),
     usage: Schema.optionalKey(Usage)
   }),
   Schema.Struct({
