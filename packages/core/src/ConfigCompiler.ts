@@ -2,6 +2,7 @@
  * Turns a config tree into one Dispatch, and keeps what it built: a config is compiled once per
  * distinct content, not per request.
  */
+import { Tracing } from "@switchyard/observability"
 import { Context, Effect, Layer } from "effect"
 import { type ConfigNode, inherit, type StrategyNode } from "./ConfigNode.ts"
 import { compose, type Dispatch } from "./Dispatch.ts"
@@ -9,6 +10,7 @@ import { InvalidRequest, withGatewayHeaders } from "./GatewayError.ts"
 import { withBody } from "./GatewayRequest.ts"
 import { withHeaders } from "./GatewayResponse.ts"
 import { LeastRecentlyUsed } from "./LeastRecentlyUsed.ts"
+import * as PipelineSpans from "./PipelineSpans.ts"
 import { dispatchFor, type ProviderRegistry } from "./ProviderRegistry.ts"
 import type { ProviderTarget } from "./ProviderTarget.ts"
 import { Stages } from "./Stage.ts"
@@ -82,10 +84,11 @@ const compileLeaf = (node: ConfigNode, path: string): Effect.Effect<Dispatch, In
     return withStages({ ...node, provider: PROMPT_PROVIDER }, path, () => Effect.fail(noProvider))
   }
   const target: ProviderTarget = { ...node, provider }
-  return Effect.flatMap(
-    dispatchFor(target),
-    (upstream) => Effect.map(withStages(target, path, upstream), (dispatch) => labelled(dispatch, provider, path))
-  )
+  return Effect.gen(function*() {
+    const upstream = yield* dispatchFor(target)
+    const traced = (yield* Tracing.Enabled) ? PipelineSpans.attempt(provider, path, upstream) : upstream
+    return labelled(yield* withStages(target, path, traced), provider, path)
+  })
 }
 
 /** The leaf's stages around its upstream call, under its `override_params`. */
@@ -95,8 +98,12 @@ const withStages = (
   upstream: Dispatch
 ): Effect.Effect<Dispatch, InvalidRequest, Stages> =>
   Effect.gen(function*() {
+    const traced = yield* Tracing.Enabled
     const middleware = []
-    for (const stage of yield* (yield* Stages).ordered) middleware.push(yield* stage.factory(target, path))
+    for (const stage of yield* (yield* Stages).ordered) {
+      const own = yield* stage.factory(target, path)
+      middleware.push(traced ? PipelineSpans.stage(stage.phase, path, own) : own)
+    }
     return overridden(compose(upstream, ...middleware), target)
   })
 

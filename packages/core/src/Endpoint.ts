@@ -9,5 +9,12 @@ export const paths: Readonly<Record<Endpoint, string>> = {
   embeddings: "/embeddings"
 }
 
+/** The operations as the OpenTelemetry GenAI conventions name them (`gen_ai.operation.name`). */
+export const operationNames: Readonly<Record<Endpoint, string>> = {
+  "chat.completions": "chat",
+  completions: "text_completion",
+  embeddings: "embeddings"
+}
+
 /** Only these endpoints may answer with a stream. */
 export const canStream = (endpoint: Endpoint): boolean => endpoint !== "embeddings"

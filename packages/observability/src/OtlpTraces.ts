@@ -1,0 +1,114 @@
+/**
+ * Spans out over OTLP/HTTP (extensions.md, "Running it", traces), with effect's `OtlpTracer`,
+ * configured by the standard OpenTelemetry variables. Tracing is on when a traces endpoint is set
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) and not turned off
+ * (`OTEL_SDK_DISABLED=true`, `OTEL_TRACES_EXPORTER=none`).
+ *
+ * Exporting never slows or fails a request: ended spans are queued and sent in batches by the
+ * exporter's own fibers; a collector that is down or slower than `OTEL_EXPORTER_OTLP_TIMEOUT` is
+ * retried a few times, then skipped for a minute, and the spans of that minute are dropped.
+ */
+import { Config, Duration, Layer, Option, Schema } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import * as Tracing from "./Tracing.ts"
+
+/** The service name when neither `OTEL_SERVICE_NAME` nor `OTEL_RESOURCE_ATTRIBUTES` gives one. */
+export const DEFAULT_SERVICE_NAME = "switchyard"
+
+export interface Settings {
+  /** Where the spans are POSTed: the traces endpoint, or the base endpoint with `/v1/traces`. */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly protocol: "http/protobuf" | "http/json"
+  readonly compression: "gzip" | "none"
+  /** One export's limit; past it the export fails as a collector that is down does. */
+  readonly timeoutMs: number
+  /** Undefined when `OTEL_RESOURCE_ATTRIBUTES` names the service itself. */
+  readonly serviceName: string | undefined
+  readonly exportIntervalMs: number
+  readonly maxBatchSize: number
+}
+
+/** A variable of the traces signal, falling back to the one for every signal. */
+const signal = <A>(make: (name: string) => Config.Config<A>, name: string): Config.Config<Option.Option<A>> =>
+  Config.option(make(`OTEL_EXPORTER_OTLP_TRACES_${name}`).pipe(Config.orElse(() => make(`OTEL_EXPORTER_OTLP_${name}`))))
+
+const headersOf = (name: string) => Config.Record(Schema.String, Schema.StringFromUriComponent, name)
+
+const endpoint = Config.option(Config.URL("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")).pipe(
+  Config.flatMap((traces) =>
+    Option.isSome(traces) ? Config.succeed(Option.some(traces.value.toString())) : Config.option(
+      Config.URL("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.map((base) => {
+        // the base endpoint is a prefix: the traces go to its /v1/traces, as the spec says
+        base.pathname = `${base.pathname.replace(/\/$/, "")}/v1/traces`
+        return base.toString()
+      }))
+    )
+  )
+)
+
+/** `OTEL_RESOURCE_ATTRIBUTES` naming `service.name`: then it, not the default, names the service. */
+const namesService = (attributes: string): boolean =>
+  attributes.split(",").some((entry) => entry.split("=")[0]?.trim() === "service.name")
+
+/** The settings from the environment; none when tracing is off. */
+export const SettingsConfig: Config.Config<Settings | undefined> = Config.all({
+  disabled: Config.Boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
+  exporters: Config.String("OTEL_TRACES_EXPORTER").pipe(Config.withDefault("otlp")),
+  url: endpoint,
+  headers: signal(headersOf, "HEADERS"),
+  protocol: signal((name) => Config.Literals(["http/protobuf", "http/json"], name), "PROTOCOL"),
+  compression: signal((name) => Config.Literals(["gzip", "none"], name), "COMPRESSION"),
+  timeoutMs: signal(Config.Int, "TIMEOUT"),
+  serviceName: Config.option(Config.String("OTEL_SERVICE_NAME")),
+  resourceAttributes: Config.String("OTEL_RESOURCE_ATTRIBUTES").pipe(Config.withDefault("")),
+  exportIntervalMs: Config.Int("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5_000)),
+  maxBatchSize: Config.Int("OTEL_BSP_MAX_EXPORT_BATCH_SIZE").pipe(Config.withDefault(512))
+}).pipe(Config.map((env): Settings | undefined => {
+  const off = env.disabled || env.exporters.split(",").some((name) => name.trim().toLowerCase() === "none")
+  if (off || Option.isNone(env.url)) return undefined
+  return {
+    url: env.url.value,
+    headers: Option.getOrElse(env.headers, () => ({})),
+    // OTLP/HTTP's default encoding is protobuf
+    protocol: Option.getOrElse(env.protocol, () => "http/protobuf" as const),
+    compression: Option.getOrElse(env.compression, () => "none" as const),
+    timeoutMs: Option.getOrElse(env.timeoutMs, () => 10_000),
+    serviceName: Option.getOrElse(
+      env.serviceName,
+      () => namesService(env.resourceAttributes) ? undefined : DEFAULT_SERVICE_NAME
+    ),
+    exportIntervalMs: env.exportIntervalMs,
+    maxBatchSize: env.maxBatchSize
+  }
+}))
+
+/** fetch, bounded: effect's exporter sets no limit of its own on a collector that never answers. */
+const fetchWithin = (timeoutMs: number): typeof globalThis.fetch => (input, init) => {
+  const timeout = AbortSignal.timeout(timeoutMs)
+  return globalThis.fetch(input, {
+    ...init,
+    signal: init?.signal == null ? timeout : AbortSignal.any([init.signal, timeout])
+  })
+}
+
+/**
+ * Effect's OTLP tracer exporting to `settings.url` (`OTEL_RESOURCE_ATTRIBUTES` adds to its
+ * resource), with {@link Tracing.Enabled} on. Provide it to what makes the request path's spans.
+ */
+export const layer = (settings: Settings) =>
+  OtlpTracer.layer({
+    url: settings.url,
+    resource: { serviceName: settings.serviceName },
+    headers: settings.headers,
+    compression: settings.compression,
+    exportInterval: Duration.millis(settings.exportIntervalMs),
+    maxBatchSize: settings.maxBatchSize,
+    shutdownTimeout: Duration.millis(settings.timeoutMs)
+  }).pipe(
+    Layer.provide(settings.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
+    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(Layer.succeed(FetchHttpClient.Fetch, fetchWithin(settings.timeoutMs))),
+    Layer.merge(Layer.succeed(Tracing.Enabled, true))
+  )

@@ -1,0 +1,99 @@
+/**
+ * The gateway's spans (extensions.md, "Running it", traces), on effect's own `Tracer`: whether
+ * they are recorded at all, and the request span an edge starts when a request arrives and ends
+ * when its exchange closes (after the last chunk of a stream), continuing the caller's W3C
+ * `traceparent`. The spans inside a request (the stages' checks, each upstream attempt) are made
+ * with `Effect.withSpan` under it, by the pipeline.
+ *
+ * Spans cost: `Effect.withSpan` makes a span object and captures a stack trace each time, even
+ * with effect's default tracer, which exports nothing. So whether to make them is decided once,
+ * when a pipeline or an edge is built, from {@link Enabled}: with tracing off the request path
+ * runs exactly as if this module did not exist.
+ */
+import { type Clock, Context, Exit, Layer, Option, Tracer } from "effect"
+
+/**
+ * On when the spans go somewhere (`OtlpTraces.layer` sets it); read when a pipeline or an edge is
+ * built, never per request.
+ */
+export const Enabled = Context.Reference<boolean>("@switchyard/observability/Tracing/Enabled", {
+  defaultValue: () => false
+})
+
+/**
+ * {@link Enabled} on, alone: for what makes spans under a tracer provided elsewhere (a pipeline
+ * whose requests run on an edge that has `OtlpTraces.layer`).
+ */
+export const layerEnabled: Layer.Layer<never> = Layer.succeed(Enabled, true)
+
+/** Span options that skip the stack trace `withSpan` otherwise captures on every call. */
+export const noStackTrace = { captureStackTrace: false } as const
+
+const traceIdPattern = /^[0-9a-f]{32}$/
+const spanIdPattern = /^[0-9a-f]{16}$/
+const flagsPattern = /^[0-9a-f]{2}$/
+const zeroTraceId = "0".repeat(32)
+const zeroSpanId = "0".repeat(16)
+
+/**
+ * The caller's span from a W3C `traceparent` (version 00: `00-<trace id>-<span id>-<flags>`);
+ * none when it is absent or malformed, as the Trace Context spec says (a new trace starts).
+ */
+export const parentOf = (traceparent: string | undefined): Tracer.ExternalSpan | undefined => {
+  if (traceparent === undefined) return undefined
+  const parts = traceparent.trim().split("-")
+  if (parts.length !== 4 || parts[0] !== "00") return undefined
+  const [, traceId = "", spanId = "", flags = ""] = parts
+  if (!traceIdPattern.test(traceId) || !spanIdPattern.test(spanId) || !flagsPattern.test(flags)) return undefined
+  if (traceId === zeroTraceId || spanId === zeroSpanId) return undefined
+  return Tracer.externalSpan({ traceId, spanId, sampled: (parseInt(flags, 16) & 1) === 1 })
+}
+
+/**
+ * Starts a server span named `name`, the child of the caller's `traceparent` when it sent a valid
+ * one (same trace id; sampled as the caller decided), else the root of a new trace.
+ */
+export const startServerSpan = (
+  tracer: Tracer.Tracer,
+  clock: Clock.Clock,
+  name: string,
+  traceparent: string | undefined
+): Tracer.Span => {
+  const parent = parentOf(traceparent)
+  return tracer.span({
+    name,
+    parent: Option.fromUndefinedOr(parent),
+    annotations: Context.empty(),
+    links: [],
+    startTime: clock.currentTimeNanosUnsafe(),
+    kind: "server",
+    root: parent === undefined,
+    sampled: parent?.sampled ?? true
+  })
+}
+
+/** A server answer at or over 500 is an error, as OpenTelemetry's HTTP conventions say; a 4xx is not. */
+class ServerError extends Error {
+  override readonly name = "ServerError"
+}
+
+/**
+ * Ends a span started by {@link startServerSpan} with its attributes (undefined ones are left out)
+ * and the answer's status.
+ */
+export const endServerSpan = (
+  span: Tracer.Span,
+  clock: Clock.Clock,
+  status: number,
+  attributes: Readonly<Record<string, string | number | boolean | undefined>>
+): void => {
+  if (!span.sampled) return span.end(clock.currentTimeNanosUnsafe(), Exit.void)
+  for (const key in attributes) {
+    const value = attributes[key]
+    if (value !== undefined) span.attribute(key, value)
+  }
+  span.end(
+    clock.currentTimeNanosUnsafe(),
+    status >= 500 ? Exit.fail(new ServerError(`answered ${status}`)) : Exit.void
+  )
+}
