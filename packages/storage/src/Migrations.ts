@@ -313,6 +313,23 @@ const addAssistantSelection = Effect.gen(function*() {
   yield* sql`ALTER TABLE assistants ADD COLUMN selection TEXT NULL`
 })
 
+/**
+ * One row per open reservation of the shared usage counters (`UsageCounters.layerSql`), with the
+ * time its lease lapses: a reservation whose process died before settling is given back by the
+ * next reservation on its counter instead of shrinking the budget until the period ends.
+ */
+const createUsageReservations = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE usage_reservations (
+    counter_key TEXT NOT NULL,
+    reservation_id TEXT NOT NULL,
+    amount DOUBLE PRECISION NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (counter_key, reservation_id)
+  )`
+  yield* sql`CREATE INDEX usage_reservations_expiry ON usage_reservations (counter_key, expires_at)`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
@@ -326,7 +343,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0009_create_assistants": createAssistants,
   "0010_create_files": createFiles,
   "0011_create_batches": createBatches,
-  "0012_add_assistant_selection": addAssistantSelection
+  "0012_add_assistant_selection": addAssistantSelection,
+  "0014_create_usage_reservations": createUsageReservations
 }
 
 const runMigrator = Migrator.make({})

@@ -20,7 +20,9 @@ const TABLES = [
   "files",
   "file_chunks",
   "batches",
-  "batch_lines"
+  "batch_lines",
+  "usage_counters",
+  "usage_reservations"
 ]
 
 const Workspace = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.Number })

@@ -1,9 +1,15 @@
 /**
  * Usage counters in Redis, shared by every replica: one hash per policy, epoch and period
- * (`<prefix><policy>:<epoch>:<period>`) with, per value key, its settled usage (`u:`), open
- * reservations (`r:`) and alert mark (`a:`). Reserving and settling are Lua scripts, so each runs
- * as one atomic step on the server: a reservation checks every counter it touches and takes all
- * of them or none.
+ * (`<prefix>{<workspace>}:<policy>:<epoch>:<period>`) with, per value key, its settled usage
+ * (`u:`), open reservations (`r:`) and alert mark (`a:`), and beside it a sorted set (`…:leases`)
+ * of the open reservations by the time their lease lapses. Reserving and settling are Lua
+ * scripts, so each runs as one atomic step on the server: a reservation first gives back the
+ * lapsed reservations of the counters it touches (their process died before settling), then checks
+ * every counter and takes all of them or none.
+ *
+ * Every key of one script carries its workspace as hash tag (`{…}`): a request only meets its
+ * workspace's policies, so each script's keys share one slot and the scripts are valid on Redis
+ * Cluster, spreading workspaces over its nodes.
  *
  * No request waits long on an unreachable Redis: each call has a deadline ({@link DEADLINE}), and
  * while Redis is down calls fail at once (`CounterStoreError`, which
@@ -15,9 +21,16 @@
  * const counters = RedisUsageCounters.layer({ url: "redis://127.0.0.1:6379" })
  */
 import { RedisConnection, StoreOutage } from "@switchyard/redis"
-import { Duration, Effect, Layer, type Redacted, Schema, SchemaGetter } from "effect"
+import { Clock, Duration, Effect, Layer, type Redacted, Schema, SchemaGetter } from "effect"
 import { RateLimiter, Redis } from "effect/persistence"
-import { CounterStoreError, type CounterUsage, type ReserveResult, UsageCounters } from "./UsageCounters.ts"
+import {
+  CounterStoreError,
+  type CounterUsage,
+  reservationIds,
+  ReservationLease,
+  type ReserveResult,
+  UsageCounters
+} from "./UsageCounters.ts"
 
 /**
  * How long a counter or window operation may wait on Redis before Redis counts as down. Longer
@@ -29,6 +42,10 @@ export const DEADLINE = Duration.seconds(1)
 /** Where counters live in Redis unless told otherwise. */
 export const DEFAULT_PREFIX = "switchyard:usage:"
 
+/** A counter's hash; its workspace is the hash tag, so that one request's keys share a Cluster slot. */
+export const counterKey = (prefix: string, workspaceId: string, counter: string): string =>
+  `${prefix}{${workspaceId}}:${counter}`
+
 /** Loaded once and run by its SHA (`EVALSHA`): the request path sends only keys and arguments. */
 const script = <Result>(lua: string) =>
   Redis.script((keys: ReadonlyArray<string>, args: ReadonlyArray<string>) => [...keys, ...args], {
@@ -36,32 +53,51 @@ const script = <Result>(lua: string) =>
     numberOfKeys: (keys) => keys.length
   }).withReturnType<Result>()
 
-/** KEYS: the counters' hashes; ARGV: per key its value key, limit and amount. Answers 0, or the refusing key's position. */
+/**
+ * KEYS: per counter its hash and its leases; ARGV: now, the lease's end, the reservation's id, then
+ * per counter its value key, limit and amount. A lease is a member `<id>|<amount>|<value key>`
+ * scored by its end. Answers 0, or the refusing counter's position.
+ */
 const RESERVE = script<number>(`
-for i = 1, #KEYS do
-  local field = ARGV[3 * i - 2]
-  local used = tonumber(redis.call('HGET', KEYS[i], 'u:' .. field) or '0')
-  local reserved = tonumber(redis.call('HGET', KEYS[i], 'r:' .. field) or '0')
-  if used + reserved >= tonumber(ARGV[3 * i - 1]) then return i end
+local now = ARGV[1]
+for i = 1, #KEYS / 2 do
+  local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2 * i], '-inf', now)
+  for _, lease in ipairs(lapsed) do
+    local amount, field = string.match(lease, '^[^|]*|([^|]*)|(.*)$')
+    redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'r:' .. field, -tonumber(amount))
+  end
+  if #lapsed > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', now) end
 end
-for i = 1, #KEYS do
-  redis.call('HINCRBYFLOAT', KEYS[i], 'r:' .. ARGV[3 * i - 2], ARGV[3 * i])
+for i = 1, #KEYS / 2 do
+  local field = ARGV[3 * i + 1]
+  local used = tonumber(redis.call('HGET', KEYS[2 * i - 1], 'u:' .. field) or '0')
+  local reserved = tonumber(redis.call('HGET', KEYS[2 * i - 1], 'r:' .. field) or '0')
+  if used + reserved >= tonumber(ARGV[3 * i + 2]) then return i end
+end
+for i = 1, #KEYS / 2 do
+  local field = ARGV[3 * i + 1]
+  redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'r:' .. field, ARGV[3 * i + 3])
+  redis.call('ZADD', KEYS[2 * i], ARGV[2], ARGV[3] .. '|' .. ARGV[3 * i + 3] .. '|' .. field)
 end
 return 0`)
 
 /**
- * KEYS: the counters' hashes; ARGV: per key its value key, reserved, used and alert threshold ("" for
- * none). Answers the positions whose alert this call raised.
+ * KEYS: per counter its hash and its leases; ARGV: the reservation's id, then per counter its value
+ * key, reserved, used and alert threshold ("" for none). A reservation whose lease is gone was
+ * given back already: only its usage is added. Answers the positions whose alert this call raised.
  */
 const SETTLE = script<ReadonlyArray<number>>(`
 local crossed = {}
-for i = 1, #KEYS do
-  local field = ARGV[4 * i - 3]
-  redis.call('HINCRBYFLOAT', KEYS[i], 'r:' .. field, -tonumber(ARGV[4 * i - 2]))
-  local used = tonumber(redis.call('HINCRBYFLOAT', KEYS[i], 'u:' .. field, ARGV[4 * i - 1]))
-  local threshold = ARGV[4 * i]
-  if threshold ~= '' and tonumber(ARGV[4 * i - 1]) > 0 and used >= tonumber(threshold)
-    and redis.call('HSETNX', KEYS[i], 'a:' .. field, '1') == 1 then
+for i = 1, #KEYS / 2 do
+  local field = ARGV[4 * i - 2]
+  local reserved = ARGV[4 * i - 1]
+  if redis.call('ZREM', KEYS[2 * i], ARGV[1] .. '|' .. reserved .. '|' .. field) == 1 then
+    redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'r:' .. field, -tonumber(reserved))
+  end
+  local used = tonumber(redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'u:' .. field, ARGV[4 * i]))
+  local threshold = ARGV[4 * i + 1]
+  if threshold ~= '' and tonumber(ARGV[4 * i]) > 0 and used >= tonumber(threshold)
+    and redis.call('HSETNX', KEYS[2 * i - 1], 'a:' .. field, '1') == 1 then
     crossed[#crossed + 1] = i
   end
 end
@@ -129,38 +165,51 @@ export const layerStore = (
         )
       const reserve = redis.eval(RESERVE)
       const settle = redis.eval(SETTLE)
+      const leaseMillis = Duration.toMillis(yield* ReservationLease)
+      const nextId = reservationIds()
+      const keysOf = (entries: ReadonlyArray<{ readonly workspaceId: string; readonly counter: string }>) =>
+        entries.flatMap((entry) => {
+          const hash = counterKey(prefix, entry.workspaceId, entry.counter)
+          return [hash, `${hash}:leases`]
+        })
       return UsageCounters.of({
         reserve: (reservations) =>
-          guarded(
-            Effect.map(
-              reserve(
-                reservations.map((reservation) => prefix + reservation.counter),
-                reservations.flatMap((reservation) => [
-                  reservation.valueKey,
-                  String(reservation.limit),
-                  String(reservation.amount)
-                ])
-              ),
-              (refused): ReserveResult => refused === 0 ? { _tag: "Admitted" } : { _tag: "Refused", index: refused - 1 }
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const id = nextId()
+            return guarded(
+              Effect.map(
+                reserve(keysOf(reservations), [
+                  String(now),
+                  String(now + leaseMillis),
+                  id,
+                  ...reservations.flatMap((reservation) => [
+                    reservation.valueKey,
+                    String(reservation.limit),
+                    String(reservation.amount)
+                  ])
+                ]),
+                (refused): ReserveResult =>
+                  refused === 0 ? { _tag: "Admitted", id } : { _tag: "Refused", index: refused - 1 }
+              )
             )
-          ),
-        settle: (settlements) =>
+          }),
+        settle: (id, settlements) =>
           guarded(
             Effect.map(
-              settle(
-                settlements.map((settlement) => prefix + settlement.counter),
-                settlements.flatMap((settlement) => [
+              settle(keysOf(settlements), [
+                id,
+                ...settlements.flatMap((settlement) => [
                   settlement.valueKey,
                   String(settlement.reserved),
                   String(settlement.used),
                   settlement.alertThreshold === null ? "" : String(settlement.alertThreshold)
                 ])
-              ),
+              ]),
               (crossed) => crossed.map((position) => position - 1)
             )
           ),
-        usage: (counter) =>
-          guarded(redis.send<unknown>("HGETALL", prefix + counter)).pipe(
+        usage: (workspaceId, counter) =>
+          guarded(redis.send<unknown>("HGETALL", counterKey(prefix, workspaceId, counter))).pipe(
             Effect.flatMap((answer) =>
               Effect.mapError(
                 decodeHash(answer),

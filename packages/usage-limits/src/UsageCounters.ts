@@ -5,6 +5,10 @@
  * atomically; so the request that reaches a limit is the last one admitted, however many
  * requests run at once and on however many replicas share the store.
  *
+ * A reservation shared by replicas holds for a lease ({@link ReservationLease}): one whose process
+ * died between reserving and settling is given back once its lease lapses, rather than shrinking
+ * the budget until the period ends.
+ *
  * The embedded default keeps them in the gateway's database (they survive a restart); replicas
  * share them in Postgres, or in Redis (`@switchyard/usage-limits/redis`).
  *
@@ -12,16 +16,22 @@
  * import { UsageCounters } from "@switchyard/usage-limits"
  * import { Effect } from "effect"
  * const admitted = UsageCounters.UsageCounters.use((counters) =>
- *   counters.reserve([{ counter: "p:0:all", policyId: "p", valueKey: "api_key:k1", limit: 50, amount: 20 }])
+ *   counters.reserve([
+ *     { counter: "p:0:all", workspaceId: "ws-1", policyId: "p", valueKey: "api_key:k1", limit: 50, amount: 20 }
+ *   ])
  * )
  */
-import { Context, Data, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { decodeAmounts, decodeStoredRows, inKeyOrder, keyOf, readUsage } from "./internal/CounterRows.ts"
 
 /** One counter a request reserves on. */
 export interface Reservation {
   /** A policy's counters of one epoch and period (`<policy>:<epoch>:<period>`). */
   readonly counter: string
+  /** The policy's workspace: Redis keeps one workspace's counters in one hash slot. */
+  readonly workspaceId: string
   readonly policyId: string
   readonly valueKey: string
   readonly limit: number
@@ -32,6 +42,7 @@ export interface Reservation {
 /** What to settle a reservation to. */
 export interface Settlement {
   readonly counter: string
+  readonly workspaceId: string
   readonly valueKey: string
   readonly reserved: number
   /** The real usage (0 to release). */
@@ -41,7 +52,8 @@ export interface Settlement {
 }
 
 export type ReserveResult =
-  | { readonly _tag: "Admitted" }
+  /** `id`: the reservation's, to settle it with. */
+  | { readonly _tag: "Admitted"; readonly id: string }
   /** `index`: the reservation, in the order given, whose counter has reached its limit. */
   | { readonly _tag: "Refused"; readonly index: number }
 
@@ -58,48 +70,99 @@ export class CounterStoreError extends Data.TaggedError("CounterStoreError")<{
   readonly cause?: unknown
 }> {}
 
-export const admitted: ReserveResult = { _tag: "Admitted" }
+const storeError = (error: { readonly message: string }) =>
+  new CounterStoreError({ message: `usage counters: ${error.message}`, cause: error })
+
+/**
+ * How long a reservation in a store shared by replicas (`layerSql`, Redis) holds before it is
+ * given back unsettled (`GATEWAY_LIMITS_RESERVATION_LEASE_SECONDS`). It must outlast the longest
+ * request: a request still running when its lease lapses no longer holds its reservation (it
+ * still settles its real usage at its end), so until then concurrent requests could overshoot the
+ * limit by its bound. The default, 15 minutes, is well past what a JSON answer can take (each
+ * upstream attempt is bounded by `request_timeout`); only a stream can run longer. Leases are
+ * compared with each replica's clock: replicas' clocks must agree to well within it.
+ */
+export const ReservationLease = Context.Reference<Duration.Duration>(
+  "@switchyard/usage-limits/UsageCounters/ReservationLease",
+  { defaultValue: () => Duration.minutes(15) }
+)
+
+/**
+ * Reservation ids unique across replicas without a random draw per request: this process's random
+ * prefix and a sequence number.
+ */
+export const reservationIds = (): () => string => {
+  const processId = randomBytes(8).toString("hex")
+  let sequence = 0
+  return () => `${processId}-${(sequence++).toString(36)}`
+}
 
 export class UsageCounters extends Context.Service<UsageCounters, {
   readonly reserve: (reservations: ReadonlyArray<Reservation>) => Effect.Effect<ReserveResult, CounterStoreError>
-  /** Settles each reservation; answers the indexes of those whose alert threshold this call crossed. */
-  readonly settle: (settlements: ReadonlyArray<Settlement>) => Effect.Effect<ReadonlyArray<number>, CounterStoreError>
+  /**
+   * Settles each counter of the reservation `id` (what `reserve` answered); answers the indexes of
+   * those whose alert threshold this call crossed. A reservation whose lease has lapsed was given
+   * back already: only its usage is added.
+   */
+  readonly settle: (
+    id: string,
+    settlements: ReadonlyArray<Settlement>
+  ) => Effect.Effect<ReadonlyArray<number>, CounterStoreError>
   /** Every value key's usage on `counter` (one policy's epoch and period). */
-  readonly usage: (counter: string) => Effect.Effect<ReadonlyArray<CounterUsage>, CounterStoreError>
+  readonly usage: (
+    workspaceId: string,
+    counter: string
+  ) => Effect.Effect<ReadonlyArray<CounterUsage>, CounterStoreError>
 }>()("@switchyard/usage-limits/UsageCounters") {
   /**
-   * Counters in the gateway's database (`usage_counters`): SQLite serialises the transactions,
-   * and on Postgres each guarded `UPDATE` holds its row until the transaction ends (rows are taken
-   * in key order, so two requests never wait on each other in a cycle).
+   * Counters in the gateway's database (`usage_counters`, with each open reservation and its lease
+   * in `usage_reservations`): SQLite serialises the transactions, and on Postgres each guarded
+   * `UPDATE` holds its row until the transaction ends (counters are taken in key order, so two
+   * requests never wait on each other in a cycle). A reservation's row is deleted by whoever gives
+   * it back first, its settlement or a later reservation finding its lease lapsed, and only that
+   * one subtracts it from `reserved`.
    */
   static readonly layerSql: Layer.Layer<UsageCounters, never, SqlClient.SqlClient> = Layer.effect(
     UsageCounters,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const storeError = (error: { readonly message: string }) =>
-        new CounterStoreError({ message: `usage counters: ${error.message}`, cause: error })
-      const take = (reservation: Reservation) => {
-        const key = keyOf(reservation)
-        return Effect.andThen(
-          sql`INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
+      const leaseMillis = Duration.toMillis(yield* ReservationLease)
+      const nextId = reservationIds()
+      /** Gives back the reservations on `key` whose lease has lapsed: their process died before settling. */
+      const reclaim = (key: string, now: number) =>
+        Effect.flatMap(
+          sql`DELETE FROM usage_reservations WHERE counter_key = ${key} AND expires_at <= ${now} RETURNING amount`
+            .pipe(Effect.flatMap(decodeAmounts)),
+          (lapsed) =>
+            lapsed.length === 0 ? Effect.void : Effect.asVoid(sql`UPDATE usage_counters
+              SET reserved = reserved - ${lapsed.reduce((sum, row) => sum + row.amount, 0)}
+              WHERE counter_key = ${key}`)
+        )
+      const take = (reservation: Reservation, key: string, id: string, now: number) =>
+        Effect.gen(function*() {
+          yield* sql`INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
             VALUES (${key}, ${reservation.policyId}, ${reservation.valueKey}, 0, 0, 0)
-            ON CONFLICT (counter_key) DO NOTHING`,
-          sql`UPDATE usage_counters SET reserved = reserved + ${reservation.amount}
+            ON CONFLICT (counter_key) DO NOTHING`
+          yield* reclaim(key, now)
+          const rows = yield* sql`UPDATE usage_counters SET reserved = reserved + ${reservation.amount}
             WHERE counter_key = ${key} AND usage + reserved < ${reservation.limit}
             RETURNING counter_key`
-        )
-      }
+          if (rows.length === 0) return false
+          yield* sql`INSERT INTO usage_reservations (counter_key, reservation_id, amount, expires_at)
+            VALUES (${key}, ${id}, ${reservation.amount}, ${now + leaseMillis})`
+          return true
+        })
       return UsageCounters.of({
         reserve: (reservations) => {
-          const ordered = reservations.map((reservation, index) => ({ reservation, index, key: keyOf(reservation) }))
-            .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
           const all = Effect.gen(function*() {
-            for (const { index, reservation } of ordered) {
-              const rows = yield* take(reservation)
+            const id = nextId()
+            const now = yield* Clock.currentTimeMillis
+            for (const { index, key, value } of inKeyOrder(reservations)) {
               // a refusal rolls back what this request took on the other counters
-              if (rows.length === 0) return yield* new Refused({ index })
+              if (!(yield* take(value, key, id, now))) return yield* new Refused({ index })
             }
-            return admitted
+            const result: ReserveResult = { _tag: "Admitted", id }
+            return result
           })
           return sql.withTransaction(all).pipe(
             Effect.catchTag(
@@ -109,13 +172,18 @@ export class UsageCounters extends Context.Service<UsageCounters, {
             Effect.mapError(storeError)
           )
         },
-        settle: (settlements) =>
-          Effect.gen(function*() {
+        settle: (id, settlements) =>
+          sql.withTransaction(Effect.gen(function*() {
             const crossed: Array<number> = []
-            for (const [index, settlement] of settlements.entries()) {
-              const key = keyOf(settlement)
+            for (const { index, key, value: settlement } of inKeyOrder(settlements)) {
+              const held = yield* sql`DELETE FROM usage_reservations
+                WHERE counter_key = ${key} AND reservation_id = ${id} RETURNING amount`.pipe(
+                Effect.flatMap(decodeAmounts)
+              )
+              // a lapsed lease was given back by a later reservation: only the usage is added
+              const reserved = held.reduce((sum, row) => sum + row.amount, 0)
               yield* sql`UPDATE usage_counters
-                SET usage = usage + ${settlement.used}, reserved = reserved - ${settlement.reserved}
+                SET usage = usage + ${settlement.used}, reserved = reserved - ${reserved}
                 WHERE counter_key = ${key}`
               if (settlement.alertThreshold === null || settlement.used === 0) continue
               const rows = yield* sql`UPDATE usage_counters SET alerted = 1
@@ -123,19 +191,9 @@ export class UsageCounters extends Context.Service<UsageCounters, {
                 RETURNING counter_key`
               if (rows.length > 0) crossed.push(index)
             }
-            return crossed
-          }).pipe(Effect.mapError(storeError)),
-        usage: (counter) =>
-          sql`SELECT value_key, usage, alerted FROM usage_counters WHERE counter_key LIKE ${`${
-            escapeLike(counter)
-          }|%`} ESCAPE '\\'`
-            .pipe(
-              Effect.flatMap(decodeUsageRows),
-              Effect.map((rows) =>
-                rows.map((row) => ({ valueKey: row.value_key, usage: row.usage, alerted: row.alerted !== 0 }))
-              ),
-              Effect.mapError(storeError)
-            )
+            return crossed.sort((a, b) => a - b)
+          })).pipe(Effect.mapError(storeError)),
+        usage: (_workspaceId, counter) => Effect.mapError(readUsage(sql, counter), storeError)
       })
     })
   )
@@ -155,8 +213,6 @@ export class UsageCounters extends Context.Service<UsageCounters, {
       const sql = yield* SqlClient.SqlClient
       const entries = new Map<string, LocalCounter>()
       const dirty = new Set<LocalCounter>()
-      const storeError = (error: { readonly message: string }) =>
-        new CounterStoreError({ message: `usage counters: ${error.message}`, cause: error })
 
       /** Reads the counters this process has not seen yet; a counter already in memory is never replaced. */
       const load = (wanted: ReadonlyArray<{ readonly counter: string; readonly valueKey: string }>) => {
@@ -229,9 +285,9 @@ export class UsageCounters extends Context.Service<UsageCounters, {
                 if (entry.policyId === "") entry.policyId = reservation.policyId
               }
             }
-            return admitted
+            return LOCAL_ADMISSION
           }),
-        settle: (settlements) =>
+        settle: (_id, settlements) =>
           Effect.map(load(settlements), () => {
             const crossed: Array<number> = []
             for (const [index, settlement] of settlements.entries()) {
@@ -248,19 +304,7 @@ export class UsageCounters extends Context.Service<UsageCounters, {
             }
             return crossed
           }),
-        usage: (counter) =>
-          Effect.andThen(
-            flush,
-            sql`SELECT value_key, usage, alerted FROM usage_counters WHERE counter_key LIKE ${`${
-              escapeLike(counter)
-            }|%`} ESCAPE '\\'`.pipe(
-              Effect.flatMap(decodeUsageRows),
-              Effect.map((rows) =>
-                rows.map((row) => ({ valueKey: row.value_key, usage: row.usage, alerted: row.alerted !== 0 }))
-              ),
-              Effect.mapError(storeError)
-            )
-          )
+        usage: (_workspaceId, counter) => Effect.andThen(flush, Effect.mapError(readUsage(sql, counter), storeError))
       })
     })
   )
@@ -277,16 +321,10 @@ interface LocalCounter {
   alerted: boolean
 }
 
+/**
+ * `layerLocal` needs no reservation ids: its reservations live in this process's memory and die
+ * with it, so a dead process can leave none behind.
+ */
+const LOCAL_ADMISSION: ReserveResult = { _tag: "Admitted", id: "" }
+
 class Refused extends Data.TaggedError("Refused")<{ readonly index: number }> {}
-
-const keyOf = (entry: { readonly counter: string; readonly valueKey: string }) => `${entry.counter}|${entry.valueKey}`
-
-const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (match) => `\\${match}`)
-
-const Numeric = Schema.Union([Schema.Finite, Schema.NumberFromString])
-const decodeStoredRows = Schema.decodeUnknownEffect(
-  Schema.Array(Schema.Struct({ counter_key: Schema.String, usage: Numeric, alerted: Numeric }))
-)
-const decodeUsageRows = Schema.decodeUnknownEffect(
-  Schema.Array(Schema.Struct({ value_key: Schema.String, usage: Numeric, alerted: Numeric }))
-)

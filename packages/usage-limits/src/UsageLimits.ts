@@ -120,6 +120,7 @@ const claimsOf = (
       measure,
       reservation: {
         counter: `${policy.id}:${policy.epoch}:${period.id}`,
+        workspaceId: policy.workspaceId,
         policyId: policy.id,
         valueKey,
         limit: policy.creditLimit,
@@ -207,7 +208,9 @@ const middleware = (target: ProviderTarget.ProviderTarget, services: Services): 
             })
             if (Result.isFailure(admitted)) {
               // refused by a rate limit: what the usage limits took is given back
-              if (reserved.counted && reserved.result._tag === "Admitted") yield* settleAll(counters, claims, NOTHING)
+              if (reserved.counted && reserved.result._tag === "Admitted") {
+                yield* settleAll(counters, reserved.result.id, claims, NOTHING)
+              }
               return yield* Effect.fail(admitted.failure)
             }
             const admission = admitted.success
@@ -225,12 +228,13 @@ const middleware = (target: ProviderTarget.ProviderTarget, services: Services): 
               }
             }
             const settled = reserved.counted ? claims : []
+            const reservationId = reserved.counted && reserved.result._tag === "Admitted" ? reserved.result.id : ""
             if (settled.length === 0 && !admission.countsTokens) {
               return withHeaders(yield* next(request), admission.headers)
             }
             const settle = (used: Metering.Tokens) =>
               Effect.andThen(
-                settled.length === 0 ? Effect.void : settleAll(counters, settled, used),
+                settled.length === 0 ? Effect.void : settleAll(counters, reservationId, settled, used),
                 admission.addTokens(Metering.totalOf(used))
               )
             const response = yield* next(withStreamUsage(request)).pipe(
@@ -294,17 +298,19 @@ const metered = (
 
 const settleAll = (
   counters: UsageCounters["Service"],
+  reservationId: string,
   claims: ReadonlyArray<Claim>,
   used: Metering.Tokens
 ): Effect.Effect<void> => {
   const settlements: Array<Settlement> = claims.map((claim) => ({
     counter: claim.reservation.counter,
+    workspaceId: claim.reservation.workspaceId,
     valueKey: claim.reservation.valueKey,
     reserved: claim.reservation.amount,
     used: claim.measure(used),
     alertThreshold: claim.policy.alertThreshold
   }))
-  return counters.settle(settlements).pipe(
+  return counters.settle(reservationId, settlements).pipe(
     Effect.flatMap((crossed) =>
       crossed.length === 0 ? Effect.void : Effect.forEach(crossed, (index) => {
         const claim = claims[index]
@@ -377,7 +383,10 @@ export const usageMap = (
 > =>
   Effect.gen(function*() {
     const period = Periods.periodAt(policy.periodicReset, yield* Clock.currentTimeMillis)
-    const counters = yield* (yield* UsageCounters).usage(`${policy.id}:${policy.epoch}:${period.id}`)
+    const counters = yield* (yield* UsageCounters).usage(
+      policy.workspaceId,
+      `${policy.id}:${policy.epoch}:${period.id}`
+    )
     const resetAt = Math.max(period.start ?? 0, policy.resetAt ?? 0)
     const lastResetAt = resetAt === 0 ? null : new Date(resetAt).toISOString()
     const map: Record<string, { usage: number; last_reset_at: string | null; alerted: boolean }> = {}

@@ -25,8 +25,11 @@ const stores: ReadonlyArray<{
 
 const fresh = () => `policy-${randomBytes(6).toString("hex")}:0:all`
 
+const WORKSPACE = "ws-1"
+
 const reservation = (counter: string, valueKey: string, limit: number, amount: number) => ({
   counter,
+  workspaceId: WORKSPACE,
   policyId: counter.split(":")[0] ?? "",
   valueKey,
   limit,
@@ -53,15 +56,21 @@ for (const { layer: store, name } of stores) {
       Effect.gen(function*() {
         const service = yield* counters
         const counter = fresh()
-        const settle = (used: number) =>
-          service.settle([{ counter, valueKey: "a", reserved: 40, used, alertThreshold: 25 }])
-        yield* service.reserve([reservation(counter, "a", 100, 40)])
-        assert.deepStrictEqual(yield* settle(20), [])
-        yield* service.reserve([reservation(counter, "a", 100, 40)])
-        assert.deepStrictEqual(yield* settle(20), [0])
-        yield* service.reserve([reservation(counter, "a", 100, 40)])
-        assert.deepStrictEqual(yield* settle(20), [])
-        assert.deepStrictEqual(yield* service.usage(counter), [{ valueKey: "a", usage: 60, alerted: true }])
+        const reserveAndSettle = (used: number) =>
+          Effect.flatMap(
+            service.reserve([reservation(counter, "a", 100, 40)]),
+            (result) =>
+              service.settle(result._tag === "Admitted" ? result.id : "refused", [
+                { counter, workspaceId: WORKSPACE, valueKey: "a", reserved: 40, used, alertThreshold: 25 }
+              ])
+          )
+        assert.deepStrictEqual(yield* reserveAndSettle(20), [])
+        assert.deepStrictEqual(yield* reserveAndSettle(20), [0])
+        assert.deepStrictEqual(yield* reserveAndSettle(20), [])
+        assert.deepStrictEqual(yield* service.usage(WORKSPACE, counter), [{ valueKey: "a", usage: 60, alerted: true }])
+        // settled plus reserved: 60 + 40 is the limit, so the reservations were all given back
+        assert.strictEqual((yield* service.reserve([reservation(counter, "a", 100, 40)]))._tag, "Admitted")
+        assert.strictEqual((yield* service.reserve([reservation(counter, "a", 100, 40)]))._tag, "Refused")
       }))
 
     it.effect("takes every counter of a request or none: a refusal on one leaves the others untouched", () =>
@@ -100,12 +109,19 @@ layer(TestDatabase.layerSqlite)("UsageCounters.layerLocal", (it) => {
       yield* local((service) =>
         Effect.andThen(
           service.reserve([reservation(counter, "a", 50, 30)]),
-          service.settle([{ counter, valueKey: "a", reserved: 30, used: 20, alertThreshold: null }])
+          service.settle("", [{
+            counter,
+            workspaceId: WORKSPACE,
+            valueKey: "a",
+            reserved: 30,
+            used: 20,
+            alertThreshold: null
+          }])
         )
       )
       // an open reservation is not kept: a crash or a restart releases it
       yield* local((service) => service.reserve([reservation(counter, "a", 50, 30)]))
-      assert.deepStrictEqual(yield* local((service) => service.usage(counter)), [
+      assert.deepStrictEqual(yield* local((service) => service.usage(WORKSPACE, counter)), [
         { valueKey: "a", usage: 20, alerted: false }
       ])
       const results = yield* local((service) =>
