@@ -12,6 +12,7 @@ import type { FileStore } from "@switchyard/files"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { PromptStore } from "@switchyard/prompts"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
+import type { ResponseStore } from "@switchyard/responses-format"
 import type { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
 import { Effect, type Layer } from "effect"
 import { HttpRouter, type HttpServerResponse } from "effect/http"
@@ -30,6 +31,7 @@ import * as ModelRoutes from "./routes/ModelRoutes.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
 import * as PromptRoutes from "./routes/PromptRoutes.ts"
 import * as RateLimitRoutes from "./routes/RateLimitRoutes.ts"
+import * as ResponsesRoute from "./routes/ResponsesRoute.ts"
 import * as Stored from "./routes/StoredObjectRoutes.ts"
 import * as UsageLimitRoutes from "./routes/UsageLimitRoutes.ts"
 
@@ -49,6 +51,7 @@ type StoredServices =
   | Runs.Runs
   | FileStore.FileStore
   | Batches.Batches
+  | ResponseStore.ResponseStore
   // threads keep their provider selection sealed
   | ServerSecret.ServerSecret
   // prompt completions run the pipeline
@@ -56,12 +59,22 @@ type StoredServices =
   // management bodies are read under the server's body time limit
   | BodyDeadlines
 
+/** What a hot-path route of another client format needs to build its handler. */
+type FormatServices = Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines | ResponseStore.ResponseStore
+
 export type Route =
   | {
     readonly method: "POST"
     readonly path: HttpRouter.PathInput
     readonly scope: "completions"
     readonly inference: Endpoint.Endpoint
+  }
+  | {
+    /** Another client format on the hot path (Responses): it runs the chat pipeline itself. */
+    readonly method: "POST"
+    readonly path: HttpRouter.PathInput
+    readonly scope: "completions"
+    readonly format: (options: InferenceRoute.InferenceRouteOptions) => Effect.Effect<NodeHandler, never, FormatServices>
   }
   | {
     readonly method: Method
@@ -96,6 +109,9 @@ export const table: ReadonlyArray<Route> = [
   { method: "POST", path: "/v1/chat/completions", scope: "completions", inference: "chat.completions" },
   { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },
   { method: "POST", path: "/v1/embeddings", scope: "completions", inference: "embeddings" },
+  { method: "POST", path: "/v1/responses", scope: "completions", format: ResponsesRoute.make },
+  { method: "GET", path: "/v1/responses/:id", scope: "completions", handler: ResponsesRoute.getResponse },
+  { method: "DELETE", path: "/v1/responses/:id", scope: "completions", handler: ResponsesRoute.deleteResponse },
   { method: "GET", path: "/v1/models", scope: "completions", handler: ModelRoutes.listModels },
   { method: "GET", path: "/v1/models/:id", scope: "completions", handler: ModelRoutes.retrieveModel },
   { method: "POST", path: "/v1/api-keys", scope: "keys", handler: Stored.createApiKey },
@@ -286,7 +302,11 @@ const routePatterns = table.map((route) => ({
 /** The hot path: `METHOD /path` to a node:http handler. */
 export const nodeRoutes = (
   options: InferenceRoute.InferenceRouteOptions
-): Effect.Effect<NodeRoutes, never, Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines> =>
+): Effect.Effect<
+  NodeRoutes,
+  never,
+  Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines | ResponseStore.ResponseStore
+> =>
   Effect.gen(function*() {
     const entries: Array<[string, NodeHandler]> = []
     for (const route of table) {
@@ -296,6 +316,7 @@ export const nodeRoutes = (
           yield* InferenceRoute.make(route.inference, route.scope, options)
         ])
       }
+      if ("format" in route) entries.push([`${route.method} ${route.path}`, yield* route.format(options)])
     }
     return new Map(entries)
   })

@@ -8,8 +8,10 @@
 import { Authenticator } from "@switchyard/auth"
 import { ConfigCompiler, Gateway, GatewayResponse, ProviderRegistry, ProviderSelection, Stage } from "@switchyard/core"
 import { GatewayMetrics } from "@switchyard/observability"
+import { ResponseStore } from "@switchyard/responses-format"
 import { Routing } from "@switchyard/routing"
 import { BodyDeadlines, Logs, ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
+import { SqliteClient } from "@switchyard/storage"
 import { Effect, Fiber, Layer, Option, Redacted, Stream } from "effect"
 import { HttpRouter } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -111,7 +113,9 @@ beforeAll(async () => {
       pipeline,
       Authenticator.Authenticator.layerAdminKey(Redacted.make(ADMIN)),
       BodyDeadlines.BodyDeadlines.layer,
-      GatewayMetrics.GatewayMetrics.layer
+      GatewayMetrics.GatewayMetrics.layer,
+      // the Responses route keeps its responses in the database
+      ResponseStore.ResponseStore.layer.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" })))
     ]),
     Layer.provideMerge(capture)
   )

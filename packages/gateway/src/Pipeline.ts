@@ -30,6 +30,7 @@ import { type Feedback, FeedbackSql, Guardrails, StoredGuardrails } from "@switc
 import { PromptStage, PromptStore } from "@switchyard/prompts"
 import { Integrations, ProviderAccess, type StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
+import { ResponseStore } from "@switchyard/responses-format"
 import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
@@ -231,6 +232,7 @@ export type Services =
   | RatePolicies.RatePolicies
   | PromptStore.PromptStore
   | ThreadStore.ThreadStore
+  | ResponseStore.ResponseStore
   | Runs.Runs
   | FileStore.FileStore
   | Batches.Batches
@@ -307,7 +309,7 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     Layer.provideMerge(files)
   )
   return Layer.provideMerge(
-    Layer.merge(assistants, batches),
+    Layer.mergeAll(assistants, batches, ResponseStore.ResponseStore.layer),
     Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage))
   ).pipe(
     Layer.provideMerge(storage),

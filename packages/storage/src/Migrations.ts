@@ -330,6 +330,29 @@ const createUsageReservations = Effect.gen(function*() {
   yield* sql`CREATE INDEX usage_reservations_expiry ON usage_reservations (counter_key, expires_at)`
 })
 
+/**
+ * Stored responses of the Responses API (`store`): the response as answered and the conversation
+ * it answered (both JSON), and its output items by id, which an `item_reference` names.
+ */
+const createResponses = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE responses (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    input_items TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX responses_workspace ON responses (workspace_id, id)`
+  yield* sql`CREATE TABLE response_items (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    response_id TEXT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX response_items_response ON response_items (workspace_id, response_id)`
+})
+
 /** Every migration, keyed `<id>_<name>`; ids only grow. */
 export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>>> = {
   "0001_create_workspaces": createWorkspaces,
@@ -344,7 +367,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0010_create_files": createFiles,
   "0011_create_batches": createBatches,
   "0012_add_assistant_selection": addAssistantSelection,
-  "0014_create_usage_reservations": createUsageReservations
+  "0014_create_usage_reservations": createUsageReservations,
+  "0015_create_responses": createResponses
 }
 
 const runMigrator = Migrator.make({})

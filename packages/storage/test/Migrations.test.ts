@@ -22,7 +22,9 @@ const TABLES = [
   "batches",
   "batch_lines",
   "usage_counters",
-  "usage_reservations"
+  "usage_reservations",
+  "responses",
+  "response_items"
 ]
 
 const Workspace = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.Number })

@@ -72,7 +72,8 @@ export const write = (
   )
 }
 
-const writeChunk = (response: ServerResponse, bytes: Uint8Array): Effect.Effect<void> =>
+/** Writes bytes of a stream, waiting for the socket to drain (or close) when its buffer is full. */
+export const writeChunk = (response: ServerResponse, bytes: Uint8Array): Effect.Effect<void> =>
   response.write(bytes) ? Effect.void : Effect.callback<void>((resume) => {
     const done = () => {
       response.off("drain", done)

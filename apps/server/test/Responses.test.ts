@@ -1,0 +1,240 @@
+/**
+ * /v1/responses end to end: the real server process in front of a fake OpenAI-format provider
+ * that replays recorded chat streams (support/ResponsesTranscripts.ts), driven by the official
+ * `openai` client (`responses.create`, `responses.stream(...).finalResponse()`) and by the `ai`
+ * SDK's default `openai(model)` provider, which calls this route.
+ */
+import { createOpenAI } from "@ai-sdk/openai"
+import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
+import { generateText, jsonSchema, streamText, tool } from "ai"
+import OpenAI from "openai"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import * as GatewayProcess from "./support/GatewayProcess.ts"
+import * as Transcripts from "./support/ResponsesTranscripts.ts"
+
+let fake: FakeOpenAI.FakeOpenAI
+let gateway: GatewayProcess.GatewayProcess
+
+beforeAll(async () => {
+  fake = await FakeOpenAI.start()
+  gateway = await GatewayProcess.start()
+})
+afterAll(async () => {
+  await gateway?.stop()
+  await fake?.close()
+})
+beforeEach(() => fake.reset())
+
+const selection = () => ({
+  "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+  "x-gateway-provider": "openai",
+  "x-gateway-custom-host": fake.baseUrl
+})
+
+const client = () =>
+  new OpenAI({ apiKey: "sk-test", baseURL: `${gateway.baseUrl}/v1`, defaultHeaders: selection(), maxRetries: 0 })
+
+/** The raw SSE events of a streamed request, parsed. */
+const rawEvents = async (body: unknown): Promise<Array<Record<string, unknown>>> => {
+  const response = await fetch(`${gateway.baseUrl}/v1/responses`, {
+    method: "POST",
+    headers: { ...selection(), "content-type": "application/json", authorization: "Bearer sk-test" },
+    body: JSON.stringify(body)
+  })
+  expect(response.headers.get("content-type")).toContain("text/event-stream")
+  const text = await response.text()
+  return text.split("\n\n").filter((block) => block.trim() !== "").map((block) => {
+    const lines = block.split("\n")
+    const event = lines.find((line) => line.startsWith("event: "))?.slice(7)
+    const data = JSON.parse(lines.find((line) => line.startsWith("data: "))?.slice(6) ?? "null")
+    expect(data.type).toBe(event)
+    return data
+  })
+}
+
+const lastChatRequest = () => fake.requests.at(-1)?.body as Record<string, unknown>
+
+describe("POST /v1/responses translated to a chat provider", () => {
+  it("answers a plain request as a response object, the chat request built from input and instructions", async () => {
+    fake.enqueue(Behaviour.reply())
+    const response = await client().responses.create({
+      model: "gpt-4o-mini",
+      instructions: "Be brief.",
+      input: "hello",
+      max_output_tokens: 50,
+      temperature: 0.3
+    })
+    expect(response.object).toBe("response")
+    expect(response.id).toMatch(/^resp_/)
+    expect(response.status).toBe("completed")
+    expect(response.output_text.length).toBeGreaterThan(0)
+    expect(response.output[0]).toMatchObject({ type: "message", role: "assistant", status: "completed" })
+    expect(response.usage?.input_tokens).toBeGreaterThan(0)
+    expect(response.usage?.total_tokens).toBe(
+      (response.usage?.input_tokens ?? 0) + (response.usage?.output_tokens ?? 0)
+    )
+    expect(lastChatRequest()).toMatchObject({
+      model: "gpt-4o-mini",
+      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hello" }],
+      max_tokens: 50,
+      temperature: 0.3
+    })
+  })
+
+  it.each(Object.keys(Transcripts.expectedEvents) as Array<keyof typeof Transcripts.expectedEvents>)(
+    "streams the %s transcript as the golden event sequence, numbered from 0",
+    async (name) => {
+      fake.enqueue(Transcripts.sse(Transcripts[name]))
+      const events = await rawEvents({ model: "gpt-4o-mini", input: "go", stream: true })
+      expect(events.map((event) => event.type)).toEqual(Transcripts.expectedEvents[name])
+      expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index))
+      expect(lastChatRequest()).toMatchObject({ stream: true, stream_options: { include_usage: true } })
+    }
+  )
+
+  it("assembles the same final response from the stream as the plain answer (openai client)", async () => {
+    fake.enqueue(Transcripts.sse(Transcripts.functionCall))
+    const streamed = await client().responses.stream({ model: "gpt-4o-mini", input: "weather?" }).finalResponse()
+    expect(streamed.status).toBe("completed")
+    expect(streamed.output).toEqual([
+      expect.objectContaining({
+        type: "function_call",
+        call_id: "call_weather",
+        name: "get_weather",
+        arguments: "{\"city\": \"Lyon\"}",
+        status: "completed"
+      })
+    ])
+    expect(streamed.usage).toMatchObject({ input_tokens: 40, output_tokens: 18, total_tokens: 58 })
+
+    fake.enqueue(Transcripts.sse(Transcripts.parallelCalls))
+    const parallel = await client().responses.stream({ model: "gpt-4o-mini", input: "both" }).finalResponse()
+    expect(parallel.output.map((item) => item.type === "function_call" ? [item.call_id, item.arguments] : [])).toEqual([
+      ["call_a", "{\"city\":\"Paris\"}"],
+      ["call_b", "{\"zone\":\"CET\"}"]
+    ])
+
+    fake.enqueue(Transcripts.sse(Transcripts.reasoning))
+    const reasoned = await client().responses.stream({ model: "gpt-4o-mini", input: "?" }).finalResponse()
+    expect(reasoned.output.map((item) => item.type)).toEqual(["reasoning", "message"])
+    expect(reasoned.output[0]).toMatchObject({ summary: [{ type: "summary_text", text: "The user wants a number." }] })
+    expect(reasoned.output_text).toBe("42")
+    expect(reasoned.usage?.output_tokens_details.reasoning_tokens).toBe(21)
+
+    fake.enqueue(Transcripts.sse(Transcripts.length))
+    const cut = await client().responses.stream({ model: "gpt-4o-mini", input: "story" }).finalResponse()
+    expect(cut.status).toBe("incomplete")
+    expect(cut.incomplete_details).toEqual({ reason: "max_output_tokens" })
+    expect(cut.output_text).toBe("Once upon a")
+  })
+
+  it("ends a stream cut upstream with response.failed and a last error event holding the envelope", async () => {
+    fake.enqueue(Behaviour.cutStream(2))
+    const events = await rawEvents({ model: "gpt-4o-mini", input: "go", stream: true })
+    expect(events.at(-2)).toMatchObject({ type: "response.failed", response: { status: "failed" } })
+    const last = events.at(-1)
+    expect(last).toMatchObject({ type: "error", error: { type: expect.any(String), message: expect.any(String) } })
+    // the official client turns that last event into an error rather than a half response
+    fake.enqueue(Behaviour.cutStream(2))
+    await expect(client().responses.stream({ model: "gpt-4o-mini", input: "go" }).finalResponse()).rejects.toThrow()
+  })
+
+  it("keeps a response: GET answers it, previous_response_id continues it, DELETE removes it", async () => {
+    fake.enqueue(Transcripts.sse(Transcripts.functionCall))
+    const first = await client().responses.stream({ model: "gpt-4o-mini", input: "weather in Lyon?" }).finalResponse()
+    const kept = await client().responses.retrieve(first.id)
+    // the client adds its own parse of the arguments to what it assembled
+    expect(first.output).toMatchObject(kept.output)
+
+    fake.enqueue(Behaviour.reply())
+    const second = await client().responses.create({
+      model: "gpt-4o-mini",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: "call_weather", output: "{\"celsius\": 21}" }]
+    })
+    expect(second.previous_response_id).toBe(first.id)
+    expect(lastChatRequest().messages).toEqual([
+      { role: "user", content: "weather in Lyon?" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id: "call_weather",
+          type: "function",
+          function: { name: "get_weather", arguments: "{\"city\": \"Lyon\"}" }
+        }]
+      },
+      { role: "tool", tool_call_id: "call_weather", content: "{\"celsius\": 21}" }
+    ])
+
+    const deleted = await client().responses.delete(first.id)
+    expect(deleted).toBeUndefined()
+    await expect(client().responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 })
+  })
+
+  it("answers 400 naming the field for bad input, an unknown previous_response_id and a built-in tool", async () => {
+    const post = (body: unknown) =>
+      fetch(`${gateway.baseUrl}/v1/responses`, {
+        method: "POST",
+        headers: { ...selection(), "content-type": "application/json" },
+        body: JSON.stringify(body)
+      }).then(async (response) => ({ status: response.status, body: await response.json() }))
+    const before = fake.requests.length
+    expect(await post({ model: "m", input: "x", temperature: 3 })).toMatchObject({
+      status: 400,
+      body: { error: { param: "temperature", message: expect.stringContaining("between 0 and 2") } }
+    })
+    expect(await post({ model: "m" })).toMatchObject({ status: 400, body: { error: { param: "input" } } })
+    expect(await post({ model: "m", input: [{ type: "function_call", name: "f" }] })).toMatchObject({
+      status: 400,
+      body: { error: { param: expect.stringMatching(/^input\[0\]/) } }
+    })
+    expect(await post({ model: "m", input: "x", previous_response_id: "resp_missing" })).toMatchObject({
+      status: 400,
+      body: { error: { param: "previous_response_id" } }
+    })
+    expect(await post({ model: "m", input: "x", tools: [{ type: "web_search" }] })).toMatchObject({
+      status: 400,
+      body: { error: { param: "tools[0].type" } }
+    })
+    expect(fake.requests.length).toBe(before)
+  })
+})
+
+describe("the ai SDK's default openai(model) provider against /v1/responses", () => {
+  const provider = () => createOpenAI({ apiKey: "sk-test", baseURL: `${gateway.baseUrl}/v1`, headers: selection() })
+
+  it("generateText and streamText assemble the same text, finish reason and usage", async () => {
+    fake.enqueue(Transcripts.sse(Transcripts.text))
+    const streamed = streamText({ model: provider()("gpt-4o-mini"), prompt: "hi" })
+    const text = await streamed.text
+    expect(text).toBe("Hello, world")
+    expect(await streamed.finishReason).toBe("stop")
+    expect((await streamed.usage).inputTokens).toBe(11)
+
+    fake.enqueue(Behaviour.reply())
+    const generated = await generateText({ model: provider()("gpt-4o-mini"), prompt: "hi" })
+    expect(generated.text.length).toBeGreaterThan(0)
+    expect(generated.finishReason).toBe("stop")
+    expect(generated.usage.inputTokens).toBeGreaterThan(0)
+  })
+
+  it("streams a tool call with its arguments joined from their fragments", async () => {
+    fake.enqueue(Transcripts.sse(Transcripts.functionCall))
+    const streamed = streamText({
+      model: provider()("gpt-4o-mini"),
+      prompt: "weather?",
+      tools: {
+        get_weather: tool({
+          inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } } })
+        })
+      }
+    })
+    const calls = await streamed.toolCalls
+    expect(calls.map((call) => [call.toolCallId, call.toolName, call.input])).toEqual([
+      ["call_weather", "get_weather", { city: "Lyon" }]
+    ])
+    expect(await streamed.finishReason).toBe("tool-calls")
+    expect((await streamed.usage).outputTokens).toBe(18)
+  })
+})

@@ -1,0 +1,126 @@
+/**
+ * Stored responses (`store`, default true), per workspace, in the gateway's database (SQLite or
+ * Postgres, migration `0014_create_responses`): the response as it was answered, and the whole
+ * conversation it answered (the items of the responses before it, then its own input), so that
+ * `previous_response_id` continues it on any provider, and its output items by id, which an
+ * `item_reference` names. Another workspace's id is a 404, as an unknown one.
+ *
+ * @example
+ * import { ResponseStore } from "@switchyard/responses-format"
+ * const kept = ResponseStore.ResponseStore.use((store) => store.get("my-workspace", "resp_1"))
+ */
+import { GatewayError } from "@switchyard/core"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import type * as ResponseObject from "./ResponseObject.ts"
+
+/** What `DELETE /v1/responses/{id}` answers. */
+export interface Deleted {
+  readonly id: string
+  readonly object: "response.deleted"
+  readonly deleted: true
+}
+
+/** A stored response and the conversation items it answered. */
+export interface Stored {
+  readonly response: ResponseObject.Response
+  readonly input: ReadonlyArray<unknown>
+}
+
+type Failure = GatewayError.NotFound | GatewayError.InternalError
+
+const Json = Schema.fromJsonString(Schema.Unknown)
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ body: Json, input_items: Json })))
+const decodeItemRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ body: Json })))
+
+const internal = <A>(
+  effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError>
+): Effect.Effect<A, GatewayError.InternalError> =>
+  Effect.catch(effect, (error) =>
+    Effect.andThen(
+      Effect.logError(`responses: ${error.message}`),
+      Effect.fail(new GatewayError.InternalError({ message: `responses: ${error.message}` }))
+    ))
+
+const notFound = (id: string) => new GatewayError.NotFound({ message: `no response with id "${id}"` })
+
+export class ResponseStore extends Context.Service<ResponseStore, {
+  /** Keeps `response` and `input`, the conversation it answered. */
+  readonly save: (
+    workspaceId: string,
+    response: ResponseObject.Response,
+    input: ReadonlyArray<unknown>
+  ) => Effect.Effect<void, GatewayError.InternalError>
+  readonly get: (workspaceId: string, id: string) => Effect.Effect<Stored, Failure>
+  /** An output item of a stored response, by the item's id; undefined when none has it. */
+  readonly item: (workspaceId: string, itemId: string) => Effect.Effect<unknown, GatewayError.InternalError>
+  readonly delete: (workspaceId: string, id: string) => Effect.Effect<Deleted, Failure>
+}>()("@switchyard/responses-format/ResponseStore") {
+  static readonly layer: Layer.Layer<ResponseStore, never, SqlClient.SqlClient> = Layer.effect(
+    ResponseStore,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return ResponseStore.of({
+        save: (workspaceId, response, input) =>
+          internal(sql.withTransaction(Effect.gen(function*() {
+            yield* sql`INSERT INTO responses ${
+              sql.insert({
+                id: response.id,
+                workspace_id: workspaceId,
+                created_at: response.created_at,
+                body: JSON.stringify(response),
+                input_items: JSON.stringify(input)
+              })
+            }`
+            for (const item of response.output) {
+              yield* sql`INSERT INTO response_items ${
+                sql.insert({
+                  id: item.id,
+                  workspace_id: workspaceId,
+                  response_id: response.id,
+                  body: JSON.stringify(item)
+                })
+              }`
+            }
+          }))),
+        get: (workspaceId, id) =>
+          internal(
+            sql`SELECT body, input_items FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+              Effect.flatMap(decodeRows)
+            )
+          ).pipe(
+            Effect.flatMap((rows) => {
+              const row = rows[0]
+              // rows hold what save wrote: the response object as the gateway built it
+              return row === undefined
+                ? Effect.fail(notFound(id))
+                : Effect.succeed({
+                  response: row.body as ResponseObject.Response,
+                  input: Array.isArray(row.input_items) ? row.input_items : []
+                })
+            })
+          ),
+        item: (workspaceId, itemId) =>
+          internal(
+            sql`SELECT body FROM response_items WHERE workspace_id = ${workspaceId} AND id = ${itemId}`.pipe(
+              Effect.flatMap(decodeItemRows)
+            )
+          ).pipe(Effect.map((rows) => rows[0]?.body)),
+        delete: (workspaceId, id) =>
+          internal(sql.withTransaction(Effect.gen(function*() {
+            const rows = yield* sql`SELECT id FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`
+            if (rows.length === 0) return false
+            yield* sql`DELETE FROM response_items WHERE workspace_id = ${workspaceId} AND response_id = ${id}`
+            yield* sql`DELETE FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`
+            return true
+          }))).pipe(
+            Effect.flatMap((deleted) =>
+              deleted
+                ? Effect.succeed({ id, object: "response.deleted" as const, deleted: true as const })
+                : Effect.fail(notFound(id))
+            )
+          )
+      })
+    })
+  )
+}
