@@ -5,7 +5,7 @@
  */
 import { BatchWorker } from "@switchyard/batches"
 import { Pipeline } from "@switchyard/gateway"
-import { GatewayMetrics } from "@switchyard/observability"
+import { GatewayMetrics, OtlpTraces, Tracing } from "@switchyard/observability"
 import { Layer } from "effect"
 import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
@@ -19,6 +19,9 @@ import type { ServerConfig } from "./ServerConfig.ts"
 
 export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
   const bodyTimeoutMs = config.bodyTimeoutSeconds * 1000
+  // the request path's spans go out; background work (the batch worker, the stores' upkeep) makes none
+  const traces = config.traces === undefined ? Layer.empty : OtlpTraces.layer(config.traces)
+  const pipelineTraced = config.traces === undefined ? Layer.empty : Tracing.layerEnabled
   return NodeEdge.layer(
     {
       host: config.host,
@@ -40,11 +43,16 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
       )
     }
   ).pipe(
+    Layer.provide(traces),
     // the batch worker shares the server's pipeline; with GATEWAY_WORKER=off the worker app runs it
     Layer.merge(config.worker === "on" ? BatchWorker.layer() : Layer.empty),
     // built before the server listens: node:http accepts connections as soon as it listens
     Layer.provide(
-      Layer.mergeAll(Pipeline.layer(config.pipeline), BodyDeadlines.layer, GatewayMetrics.GatewayMetrics.layer)
+      Layer.mergeAll(
+        Pipeline.layer(config.pipeline).pipe(Layer.provide(pipelineTraced)),
+        BodyDeadlines.layer,
+        GatewayMetrics.GatewayMetrics.layer
+      )
     ),
     // outermost, so that building the pipeline logs in the configured format too
     Layer.provideMerge(Logs.layer(config.logs))

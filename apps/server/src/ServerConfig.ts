@@ -3,6 +3,7 @@
  * the HTTP edge's own, and the pipeline's (`Pipeline.OptionsConfig` of `@switchyard/gateway`).
  */
 import { Pipeline } from "@switchyard/gateway"
+import { OtlpTraces } from "@switchyard/observability"
 import { Config } from "effect"
 
 export const ServerConfig = Config.all({
@@ -22,6 +23,8 @@ export const ServerConfig = Config.all({
     level: Config.Literals(["debug", "info", "warn", "error"], "GATEWAY_LOG_LEVEL").pipe(Config.withDefault("info"))
   }),
   metrics: Config.Boolean("GATEWAY_METRICS").pipe(Config.withDefault(true)),
+  // the standard OTEL_* variables; none when no traces endpoint is set
+  traces: OtlpTraces.SettingsConfig,
   pipeline: Pipeline.OptionsConfig
 })
 

@@ -23,6 +23,8 @@ export interface Details {
   retryAttempts?: number
   apiKeyId?: string
   workspaceId?: string
+  /** The model the answer names (a provider may answer with another than the one asked for). */
+  responseModel?: string
   /** The answer's usage, when it reports one. */
   usage?: { readonly inputTokens: number; readonly outputTokens: number }
   /** When a streamed answer's first chunk went out (`performance.now()`). */
@@ -49,6 +51,12 @@ export const noteUsage = (access: Details, body: unknown): void => {
   if (typeof input === "number" && typeof output === "number") {
     access.usage = { inputTokens: input, outputTokens: output }
   }
+}
+
+/** Notes the model an answer body or the first stream chunk that names one says it came from. */
+export const noteResponseModel = (access: Details, body: unknown): void => {
+  if (access.responseModel !== undefined || typeof body !== "object" || body === null || !("model" in body)) return
+  if (typeof body.model === "string") access.responseModel = body.model
 }
 
 /**

@@ -8,7 +8,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { RequestContext } from "@switchyard/core"
 import { GatewayMetrics } from "@switchyard/observability"
-import { Effect, Fiber, Layer, Scope } from "effect"
+import { Effect, Fiber, Layer, Scope, Tracer } from "effect"
 import { HttpRouter } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Logs } from "../logging/Logs.ts"
@@ -16,6 +16,7 @@ import * as AccessLine from "./AccessLine.ts"
 import * as ClientError from "./ClientError.ts"
 import { DrainingServer } from "./DrainingServer.ts"
 import * as RequestMetrics from "./RequestMetrics.ts"
+import * as RequestSpans from "./RequestSpans.ts"
 
 /**
  * A hot-path handler: answers on `response` itself, never fails, and notes on `access` what the
@@ -79,6 +80,7 @@ export const layer = <EF, RF, A, EA, RA>(
     const logs = yield* Logs
     const metrics = yield* GatewayMetrics.GatewayMetrics
     const nodeRoutes = yield* routes.node
+    const spans = yield* RequestSpans.make
     const requestScope = yield* Scope.fork(scope, "parallel")
     const routerApp = yield* HttpRouter.toHttpEffect(routes.router)
     const routerHandler = yield* NodeHttpServer.makeHandler(routerApp, { scope: requestScope })
@@ -109,13 +111,17 @@ export const layer = <EF, RF, A, EA, RA>(
         )
         return routerHandler(request, response)
       }
-      const fiber = run(handler(request, response, access))
+      // with tracing on, the request's span is the parent of the pipeline's
+      const span = spans?.start(request, route)
+      const handled = handler(request, response, access)
+      const fiber = run(span === undefined ? handled : Effect.provideService(handled, Tracer.ParentSpan, span))
       inFlight.add(fiber)
       fiber.addObserver(() => inFlight.delete(fiber))
       response.on("close", () => {
         // the client went away before the answer was complete: stop the upstream call too
         if (!response.writableEnded) fiber.interruptUnsafe()
         ended(route)
+        if (span !== undefined) spans?.end(span, route, AccessLine.statusOf(response), access)
       })
     })
     yield* listen(server, options)

@@ -47,7 +47,9 @@ export const write = (
   const headers: Record<string, string | number> = { ...answer.headers, [Edge.TRACE_HEADER]: access.traceId }
   if (answer._tag === "Json") {
     return Effect.sync(() => {
-      AccessLine.noteUsage(access, answer.body())
+      const body = answer.body()
+      AccessLine.noteUsage(access, body)
+      AccessLine.noteResponseModel(access, body)
       Edge.writeJson(response, answer.status, headers, answer.text())
     })
   }
@@ -64,6 +66,7 @@ export const write = (
     access.firstChunkAt ??= performance.now()
     // the usage comes in the last chunk, when the client asked for it (stream_options)
     AccessLine.noteUsage(access, chunk)
+    AccessLine.noteResponseModel(access, chunk)
     return chunk
   })
   return SseBody.encode(noted, access.traceId).pipe(

@@ -1,0 +1,56 @@
+/**
+ * The hot path's request spans (extensions.md, "Running it", traces), when tracing is on: one
+ * server span per inference request, started as it arrives (continuing the caller's W3C
+ * `traceparent`) and ended when its exchange closes, after a stream's last chunk, with the GenAI
+ * and HTTP attributes of what the route noted (see AccessLine.Details). The pipeline's spans
+ * (checks, upstream attempts) are its children. The routes on effect's router get their server
+ * span from effect's own HTTP middleware.
+ */
+import { Endpoint } from "@switchyard/core"
+import { Tracing } from "@switchyard/observability"
+import { Clock, Effect, type Tracer } from "effect"
+import type { IncomingMessage } from "node:http"
+import type * as AccessLine from "./AccessLine.ts"
+
+export interface RequestSpans {
+  readonly start: (request: IncomingMessage, route: string) => Tracer.Span
+  readonly end: (span: Tracer.Span, route: string, status: number, access: AccessLine.Details) => void
+}
+
+/** The edge's request spans; none when tracing is off, so the edge makes no span at all. */
+export const make: Effect.Effect<RequestSpans | undefined> = Effect.gen(function*() {
+  if (!(yield* Tracing.Enabled)) return undefined
+  const tracer = yield* Effect.tracer
+  const clock = yield* Clock.Clock
+  return {
+    start: (request, route) => {
+      const traceparent = request.headers.traceparent
+      return Tracing.startServerSpan(tracer, clock, route, typeof traceparent === "string" ? traceparent : undefined)
+    },
+    end: (span, route, status, access) =>
+      Tracing.endServerSpan(span, clock, status, attributesOf(route, status, access))
+  }
+})
+
+const attributesOf = (route: string, status: number, access: AccessLine.Details) => {
+  const space = route.indexOf(" ")
+  // an answer from the cache used no provider tokens, as the metrics count them
+  const hit = access.cacheStatus === "HIT" || access.cacheStatus === "SEMANTIC HIT"
+  const usage = hit ? undefined : access.usage
+  return {
+    "http.request.method": route.slice(0, space),
+    "http.route": route.slice(space + 1),
+    "http.response.status_code": status,
+    "gateway.trace_id": access.traceId,
+    "gen_ai.operation.name": access.endpoint === undefined ? undefined : Endpoint.operationNames[access.endpoint],
+    "gen_ai.provider.name": access.provider,
+    "gen_ai.request.model": access.model,
+    "gen_ai.response.model": access.responseModel,
+    "gen_ai.usage.input_tokens": usage?.inputTokens,
+    "gen_ai.usage.output_tokens": usage?.outputTokens,
+    "gateway.cache.status": access.cacheStatus,
+    "gateway.retry.attempts": access.retryAttempts,
+    "gateway.api_key.id": access.apiKeyId,
+    "gateway.workspace.id": access.workspaceId
+  }
+}
