@@ -11,6 +11,15 @@ import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import { firstProblem } from "./internal/Problem.ts"
 
 /**
+ * Annotation naming the member that tells a union's variants apart (`type` of a content block):
+ * when no variant matches, the error names that member and the values it may take. For the
+ * schemas of other wire formats (`@switchyard/messages-format`).
+ *
+ * @since 0.3.0
+ */
+export { discriminatorAnnotation } from "./internal/Problem.ts"
+
+/**
  * Input that broke a rule of the wire format.
  *
  * - `param`: path of the offending member, e.g. `messages[0].role` or
