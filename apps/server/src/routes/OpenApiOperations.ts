@@ -10,6 +10,7 @@ import * as InferenceOperations from "./openapi/InferenceOperations.ts"
 import type { Operation } from "./openapi/OperationShapes.ts"
 import * as PolicyOperations from "./openapi/PolicyOperations.ts"
 import * as PromptOperations from "./openapi/PromptOperations.ts"
+import * as ResponsesOperations from "./openapi/ResponsesOperations.ts"
 import * as ServiceOperations from "./openapi/ServiceOperations.ts"
 import * as StoredObjectOperations from "./openapi/StoredObjectOperations.ts"
 
@@ -22,6 +23,7 @@ export const operations: Readonly<Record<string, Operation>> = {
   ...InferenceOperations.operations,
   ...PolicyOperations.operations,
   ...PromptOperations.operations,
+  ...ResponsesOperations.operations,
   ...ServiceOperations.operations,
   ...StoredObjectOperations.operations
 }

@@ -3,6 +3,7 @@
  * description may name, the tags, and the helpers the per-area descriptions share.
  */
 import { RequestContext } from "@switchyard/core"
+import { ResponsesRequest } from "@switchyard/responses-format"
 import { Feedback } from "@switchyard/guardrails"
 import {
   Assistant,
@@ -46,6 +47,7 @@ export type SchemaName =
   | "ChatCompletion"
   | "CompletionRequest"
   | "EmbeddingRequest"
+  | "ResponsesRequest"
   | "CreateApiKey"
   | "CreateIntegration"
   | "CreateVirtualKey"
@@ -90,6 +92,7 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   ChatCompletion: ChatCompletion.ChatCompletion,
   CompletionRequest: CompletionRequest.CompletionRequest,
   EmbeddingRequest: EmbeddingRequest.EmbeddingRequest,
+  ResponsesRequest: ResponsesRequest.ResponsesRequest,
   CreateApiKey: StoredObjectRequests.CreateApiKey,
   CreateIntegration: StoredObjectRequests.CreateIntegration,
   CreateVirtualKey: StoredObjectRequests.CreateVirtualKey,
