@@ -13,7 +13,6 @@ import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { PromptStore } from "@switchyard/prompts"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import type { ResponseStore } from "@switchyard/responses-format"
-import type { ResponseStore } from "@switchyard/responses-format"
 import type { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
 import { Effect, type Layer } from "effect"
 import { HttpRouter, type HttpServerResponse } from "effect/http"
@@ -32,7 +31,6 @@ import * as ModelRoutes from "./routes/ModelRoutes.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
 import * as PromptRoutes from "./routes/PromptRoutes.ts"
 import * as RateLimitRoutes from "./routes/RateLimitRoutes.ts"
-import * as ResponsesRoute from "./routes/ResponsesRoute.ts"
 import * as ResponsesRoute from "./routes/ResponsesRoute.ts"
 import * as Stored from "./routes/StoredObjectRoutes.ts"
 import * as UsageLimitRoutes from "./routes/UsageLimitRoutes.ts"
@@ -54,7 +52,6 @@ type StoredServices =
   | FileStore.FileStore
   | Batches.Batches
   | ResponseStore.ResponseStore
-  | ResponseStore.ResponseStore
   // threads keep their provider selection sealed
   | ServerSecret.ServerSecret
   // prompt completions run the pipeline
@@ -65,22 +62,12 @@ type StoredServices =
 /** What a hot-path route of another client format needs to build its handler. */
 type FormatServices = Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines | ResponseStore.ResponseStore
 
-/** What a hot-path route of another client format needs to build its handler. */
-type FormatServices = Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines | ResponseStore.ResponseStore
-
 export type Route =
   | {
     readonly method: "POST"
     readonly path: HttpRouter.PathInput
     readonly scope: "completions"
     readonly inference: Endpoint.Endpoint
-  }
-  | {
-    /** Another client format on the hot path (Responses): it runs the chat pipeline itself. */
-    readonly method: "POST"
-    readonly path: HttpRouter.PathInput
-    readonly scope: "completions"
-    readonly format: (options: InferenceRoute.InferenceRouteOptions) => Effect.Effect<NodeHandler, never, FormatServices>
   }
   | {
     /** Another client format on the hot path (Responses): it runs the chat pipeline itself. */
@@ -122,9 +109,6 @@ export const table: ReadonlyArray<Route> = [
   { method: "POST", path: "/v1/chat/completions", scope: "completions", inference: "chat.completions" },
   { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },
   { method: "POST", path: "/v1/embeddings", scope: "completions", inference: "embeddings" },
-  { method: "POST", path: "/v1/responses", scope: "completions", format: ResponsesRoute.make },
-  { method: "GET", path: "/v1/responses/:id", scope: "completions", handler: ResponsesRoute.getResponse },
-  { method: "DELETE", path: "/v1/responses/:id", scope: "completions", handler: ResponsesRoute.deleteResponse },
   { method: "POST", path: "/v1/responses", scope: "completions", format: ResponsesRoute.make },
   { method: "GET", path: "/v1/responses/:id", scope: "completions", handler: ResponsesRoute.getResponse },
   { method: "DELETE", path: "/v1/responses/:id", scope: "completions", handler: ResponsesRoute.deleteResponse },
@@ -332,7 +316,6 @@ export const nodeRoutes = (
           yield* InferenceRoute.make(route.inference, route.scope, options)
         ])
       }
-      if ("format" in route) entries.push([`${route.method} ${route.path}`, yield* route.format(options)])
       if ("format" in route) entries.push([`${route.method} ${route.path}`, yield* route.format(options)])
     }
     return new Map(entries)

@@ -31,7 +31,6 @@ import { PromptStage, PromptStore } from "@switchyard/prompts"
 import { Integrations, ProviderAccess, type StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
 import { ResponseStore } from "@switchyard/responses-format"
-import { ResponseStore } from "@switchyard/responses-format"
 import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
@@ -233,7 +232,6 @@ export type Services =
   | RatePolicies.RatePolicies
   | PromptStore.PromptStore
   | ThreadStore.ThreadStore
-  | ResponseStore.ResponseStore
   | ResponseStore.ResponseStore
   | Runs.Runs
   | FileStore.FileStore

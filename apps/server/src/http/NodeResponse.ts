@@ -76,7 +76,6 @@ export const write = (
 }
 
 /** Writes bytes of a stream, waiting for the socket to drain (or close) when its buffer is full. */
-export /** Writes bytes of a stream, waiting for the socket to drain (or close) when its buffer is full. */
 export const writeChunk = (response: ServerResponse, bytes: Uint8Array): Effect.Effect<void> =>
   response.write(bytes) ? Effect.void : Effect.callback<void>((resume) => {
     const done = () => {

@@ -60,7 +60,7 @@ export const make = (
  * node:http gives repeated headers as arrays (only a few, such as set-cookie); join them as the
  * router does. Most requests have none, and keep node's own object.
  */
-export export const headerRecord = (request: IncomingMessage): Readonly<Record<string, string>> => {
+export const headerRecord = (request: IncomingMessage): Readonly<Record<string, string>> => {
   const raw = request.headers
   if (allStrings(raw)) return raw
   const headers: Record<string, string> = {}
