@@ -14,6 +14,8 @@ export interface BenchFlags {
   /** Redis for the `--limits` variant with shared counters; undefined: that variant is skipped. */
   readonly limits: boolean
   readonly limitsRedis: string | undefined
+  /** Also the gateway with OpenTelemetry traces on, exported to a local OTLP sink that discards them. */
+  readonly otlp: boolean
   readonly help: boolean
 }
 
@@ -29,6 +31,8 @@ export const usage = `node bench/src/main.ts [flags]
   --limits                  also measure the gateway with one usage-limits and one rate-limit policy
                             matching every request (counters in SQLite, rate windows in memory)
   --limits-redis <url>      with --limits, also with its counters and windows in this Redis
+  --otlp                    also measure the gateway with OpenTelemetry traces on (OTEL_EXPORTER_OTLP_ENDPOINT
+                            at a local sink that accepts and discards every export)
   --portkey                 also measure @portkey-ai/gateway (installed under ~/.cache/switchyard-bench)
   --portkey-node <path>     run Portkey on this Node binary instead of the cached Node 20.20.2
   --gateway-stand-in        measure a second bare proxy in the gateway's place (to check the harness)
@@ -48,6 +52,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
       cache: { type: "boolean", default: false },
       limits: { type: "boolean", default: false },
       "limits-redis": { type: "string" },
+      otlp: { type: "boolean", default: false },
       "portkey-node": { type: "string" },
       "gateway-stand-in": { type: "boolean", default: false },
       help: { type: "boolean", default: false }
@@ -65,6 +70,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     cache: values.cache,
     limits: values.limits,
     limitsRedis: values["limits-redis"],
+    otlp: values.otlp,
     help: values.help
   }
 }

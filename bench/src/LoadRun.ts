@@ -1,4 +1,5 @@
 import autocannon from "autocannon"
+import { cpuTimeMs } from "./ProcessCpu.ts"
 import { sampleRss } from "./RssSampler.ts"
 
 /** Something the bench sends chat requests to. */
@@ -23,6 +24,8 @@ export interface LoadResult {
   readonly non2xx: number
   /** Highest VmRSS of the target process during this run, in MiB. */
   readonly peakRssMib: number | null
+  /** CPU time (user + system) the target process used per response during this run, in µs. */
+  readonly cpuMicrosPerRequest: number | null
 }
 
 export interface LoadPlan {
@@ -36,16 +39,19 @@ export interface LoadPlan {
 export const runLoad = async (target: Target, plan: LoadPlan): Promise<LoadResult> => {
   if (plan.warmupSeconds > 0) await drive(target, plan, plan.warmupSeconds, [])
   const rss = target.pid === null ? null : sampleRss(target.pid)
+  const cpuBefore = target.pid === null ? null : cpuTimeMs(target.pid)
   const times: Array<number> = []
   const result = await drive(target, plan, plan.durationSeconds, times)
+  const cpuAfter = target.pid === null ? null : cpuTimeMs(target.pid)
   const peakRssMib = rss?.stop() ?? null
+  const responses = result["2xx"] + result.non2xx
   const sorted = Float64Array.from(times).sort()
   return {
     target: target.name,
     connections: plan.connections,
     durationSeconds: result.duration,
     requestsPerSecond: result.requests.average,
-    responses: result["2xx"] + result.non2xx,
+    responses,
     latencyMs: {
       p50: percentile(sorted, 0.5),
       p99: percentile(sorted, 0.99),
@@ -54,7 +60,10 @@ export const runLoad = async (target: Target, plan: LoadPlan): Promise<LoadResul
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
-    peakRssMib
+    peakRssMib,
+    cpuMicrosPerRequest: cpuBefore === null || cpuAfter === null || responses === 0
+      ? null
+      : ((cpuAfter - cpuBefore) * 1000) / responses
   }
 }
 

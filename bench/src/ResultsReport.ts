@@ -39,7 +39,7 @@ const fixed = (value: number | null, digits: number) =>
 
 export const loadTable = (results: ReadonlyArray<LoadResult>): string =>
   table(
-    ["target", "conns", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "peak RSS MiB"],
+    ["target", "conns", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "peak RSS MiB", "CPU µs/req"],
     results.map((result) => [
       result.target,
       String(result.connections),
@@ -48,7 +48,8 @@ export const loadTable = (results: ReadonlyArray<LoadResult>): string =>
       fixed(result.latencyMs.p99, 3),
       String(result.errors),
       String(result.non2xx),
-      fixed(result.peakRssMib, 1)
+      fixed(result.peakRssMib, 1),
+      fixed(result.cpuMicrosPerRequest, 0)
     ])
   )
 

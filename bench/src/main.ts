@@ -9,6 +9,7 @@ import { parseBenchFlags, usage } from "./BenchFlags.ts"
 import { chatRequest } from "./ChatRequestBody.ts"
 import { ChildProcessGroup } from "./ChildProcessGroup.ts"
 import { type LoadResult, runLoad, type Target } from "./LoadRun.ts"
+import { startOtlpSink } from "./OtlpSink.ts"
 import { installPortkey, startPortkey } from "./PortkeyGateway.ts"
 import { compareWithBaseline, comparisonTable, loadTable, streamingTable, writeResultsFile } from "./ResultsReport.ts"
 import {
@@ -100,6 +101,15 @@ try {
           streaming: async (slowBaseUrl) => gatewayTarget(limited, slowBaseUrl, variant.name)
         })
       }
+    }
+    if (flags.otlp) {
+      const sink = await startOtlpSink()
+      const name = "switchyard + otlp traces"
+      const traced = await startGateway(group, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url })
+      contenders.push({
+        load: gatewayTarget(traced, upstreamBaseUrl, name),
+        streaming: async (slowBaseUrl) => gatewayTarget(traced, slowBaseUrl, name)
+      })
     }
     if (flags.fallback) {
       contenders.push({
