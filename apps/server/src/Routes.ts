@@ -12,6 +12,7 @@ import type { FileStore } from "@switchyard/files"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { PromptStore } from "@switchyard/prompts"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
+import type { RequestLog, RequestLogStore } from "@switchyard/request-log"
 import type { ResponseStore } from "@switchyard/responses-format"
 import type { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
 import { Effect, type Layer } from "effect"
@@ -25,6 +26,7 @@ import * as FileRoutes from "./routes/FileRoutes.ts"
 import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
+import * as LogRoutes from "./routes/LogRoutes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import * as MetricsRoute from "./routes/MetricsRoute.ts"
 import * as ModelRoutes from "./routes/ModelRoutes.ts"
@@ -51,6 +53,9 @@ type StoredServices =
   | Runs.Runs
   | FileStore.FileStore
   | Batches.Batches
+  // the request log: its routes write what is buffered, then read
+  | RequestLog.RequestLog
+  | RequestLogStore.RequestLogStore
   | ResponseStore.ResponseStore
   // threads keep their provider selection sealed
   | ServerSecret.ServerSecret
@@ -74,7 +79,9 @@ export type Route =
     readonly method: "POST"
     readonly path: HttpRouter.PathInput
     readonly scope: "completions"
-    readonly format: (options: InferenceRoute.InferenceRouteOptions) => Effect.Effect<NodeHandler, never, FormatServices>
+    readonly format: (
+      options: InferenceRoute.InferenceRouteOptions
+    ) => Effect.Effect<NodeHandler, never, FormatServices>
   }
   | {
     readonly method: Method
@@ -236,6 +243,8 @@ export const table: ReadonlyArray<Route> = [
   { method: "POST", path: "/v1/batches/:batch_id/cancel", scope: "batches", handler: BatchRoutes.cancelBatch },
   { method: "POST", path: "/v1/feedback", scope: "completions", handler: GuardrailRoutes.createFeedback },
   { method: "GET", path: "/v1/feedback", scope: "logs.read", handler: GuardrailRoutes.listFeedback },
+  { method: "GET", path: "/v1/logs", scope: "logs.read", handler: LogRoutes.listLogs },
+  { method: "GET", path: "/v1/logs/:id", scope: "logs.read", handler: LogRoutes.getLog },
   {
     method: "POST",
     path: "/v1/policies/usage-limits",

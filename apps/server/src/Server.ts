@@ -6,6 +6,7 @@
 import { BatchWorker } from "@switchyard/batches"
 import { Pipeline } from "@switchyard/gateway"
 import { GatewayMetrics, OtlpTraces, Tracing } from "@switchyard/observability"
+import { RecordedGateway } from "@switchyard/request-log"
 import { Layer } from "effect"
 import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
@@ -34,6 +35,8 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
       patternOf: Routes.patternOf,
       node: Routes.nodeRoutes({ body: { maxBytes: config.maxBodyBytes, timeoutMs: bodyTimeoutMs } }),
       router: Routes.routerRoutes.pipe(
+        // prompt completions call the pipeline in process: each call is recorded in the request log
+        Layer.provide(RecordedGateway.layer("POST /v1/prompts/:id/completions")),
         Layer.provide(Layer.succeed(ManagementRoute.BodyTimeoutMs, bodyTimeoutMs)),
         Layer.provide(Layer.succeed(MetricsRoute.Enabled, config.metrics)),
         Layer.provide(Layer.succeed(ManagementRoute.InferenceBodyBytes, config.maxBodyBytes)),

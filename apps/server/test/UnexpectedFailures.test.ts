@@ -8,6 +8,7 @@
 import { Authenticator } from "@switchyard/auth"
 import { ConfigCompiler, Gateway, GatewayResponse, ProviderRegistry, ProviderSelection, Stage } from "@switchyard/core"
 import { GatewayMetrics } from "@switchyard/observability"
+import { RequestLog } from "@switchyard/request-log"
 import { ResponseStore } from "@switchyard/responses-format"
 import { Routing } from "@switchyard/routing"
 import { BodyDeadlines, Logs, ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
@@ -113,6 +114,8 @@ beforeAll(async () => {
       pipeline,
       Authenticator.Authenticator.layerAdminKey(Redacted.make(ADMIN)),
       BodyDeadlines.BodyDeadlines.layer,
+      // nothing here reads a request log
+      RequestLog.RequestLog.layerOff,
       GatewayMetrics.GatewayMetrics.layer,
       // the Responses route keeps its responses in the database
       ResponseStore.ResponseStore.layer.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" })))

@@ -30,6 +30,7 @@ import { type Feedback, FeedbackSql, Guardrails, StoredGuardrails } from "@switc
 import { PromptStage, PromptStore } from "@switchyard/prompts"
 import { Integrations, ProviderAccess, type StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
+import { RecordedGateway, RequestLog, RequestLogStore } from "@switchyard/request-log"
 import { ResponseStore } from "@switchyard/responses-format"
 import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
@@ -64,6 +65,8 @@ export interface Options {
   readonly limitsOnStoreError?: UsageLimits.OnStoreError | undefined
   /** How long a batch job held by a process that died waits before another worker takes it (default 30). */
   readonly batchLeaseSeconds?: number | undefined
+  /** The request log: bodies kept or not, retention (`GATEWAY_LOG_BODIES`, `GATEWAY_LOG_RETENTION_DAYS`). */
+  readonly requestLog?: RequestLog.Options | undefined
 }
 
 const DEFAULT_DATA_DIR = "./.switchyard"
@@ -239,6 +242,8 @@ export type Services =
   | BatchQueue.BatchQueue
   | SqlClient.SqlClient
   | Database.Dialect
+  | RequestLog.RequestLog
+  | RequestLogStore.RequestLogStore
 
 /** Why the pipeline could not start: each names what to fix. */
 export type StartupError =
@@ -273,6 +278,10 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
   const counters = usageCounters(options)
+  // one writer, built once: the HTTP edge and the in-process calls record into its one buffer
+  const requestLog = RequestLog.RequestLog.layer(options.requestLog).pipe(
+    Layer.provideMerge(RequestLogStore.RequestLogStore.layerSql)
+  )
   const guardrailStorage = Layer.mergeAll(
     StoredGuardrails.StoredGuardrails.layer,
     FeedbackSql.layerSql,
@@ -280,7 +289,8 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     RatePolicies.RatePolicies.layer,
     PromptStore.PromptStore.layer,
     // one store, built once, for the stage and the routes that report usage
-    counters
+    counters,
+    requestLog
   )
   // the semantic cache embeds locally, or through the gateway itself when a model is named
   const pipeline = options.cacheEmbeddingModel === undefined
@@ -293,7 +303,11 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   // restart: at once on this process's own SQLite, once their lease lapses on a shared Postgres
   const assistants = Layer.unwrap(
     Database.Dialect.useSync((dialect) => dialect.name === "sqlite" ? Runs.Runs.layerSoleProcess : Runs.Runs.layer)
-  ).pipe(Layer.provideMerge(ThreadStore.ThreadStore.layer))
+  ).pipe(
+    Layer.provideMerge(ThreadStore.ThreadStore.layer),
+    // each call a run makes is recorded in the request log
+    Layer.provide(RecordedGateway.layer("assistant run"))
+  )
   // file contents: on disk in the data dir beside the SQLite file; in the shared Postgres otherwise,
   // where every replica and batch worker reads them without a shared mount
   const files = FileStore.FileStore.layer.pipe(
@@ -306,7 +320,9 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   // batches keep their lines' work on a queue in the same database, which every worker takes from
   const batches = Batches.Batches.layer.pipe(
     Layer.provideMerge(BatchQueue.layerSql({ lockExpiration: Duration.seconds(options.batchLeaseSeconds ?? 30) })),
-    Layer.provideMerge(files)
+    Layer.provideMerge(files),
+    // each line's call is recorded in the request log
+    Layer.provide(RecordedGateway.layer("batch line"))
   )
   return Layer.provideMerge(
     Layer.mergeAll(assistants, batches, ResponseStore.ResponseStore.layer),
@@ -353,6 +369,7 @@ export const OptionsConfig: Config.Config<Options> = Config.all({
   limitsOnStoreError: Config.Literals(["closed", "open"], "GATEWAY_LIMITS_ON_STORE_ERROR").pipe(
     Config.withDefault("closed" as const)
   ),
+  requestLog: RequestLog.OptionsConfig,
   jwt: Config.all({
     jwksUrl: optional(Config.String("GATEWAY_JWKS_URL")),
     jwksFile: optional(Config.String("GATEWAY_JWKS_FILE")),

@@ -61,6 +61,8 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
   readonly cacheLookup: (status: string) => void
   /** Retries made for a request (the attempts after the first). */
   readonly retries: (provider: string, count: number) => void
+  /** What a request cost in US dollars at the model catalog's prices, by provider and model. */
+  readonly cost: (provider: string, model: string, usd: number) => void
 }>()("@switchyard/observability/GatewayMetrics") {
   /** The metrics, recorded into the registry of the context the layer is built in. */
   static readonly layer: Layer.Layer<GatewayMetrics> = Layer.effect(
@@ -96,6 +98,12 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
       const retries = seriesOf((attributes) =>
         Metric.counter("gateway_retries_total", { description: "Retries made, by provider", attributes })
       )
+      const costs = seriesOf((attributes) =>
+        Metric.counter("gateway_cost_usd_total", {
+          description: "US dollars spent at the model catalog's prices, by provider and model",
+          attributes
+        })
+      )
       const operationKey = (operation: Operation) => `${operation.operation}\n${operation.provider}\n${operation.model}`
       const operationAttributes = (operation: Operation) => (): Attributes => ({
         gen_ai_operation_name: operation.operation,
@@ -121,7 +129,10 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
         cacheLookup: (status) => cacheLookups(status, () => ({ status })).updateUnsafe(1, context),
         retries: (provider, count) => {
           if (count > 0) retries(provider, () => ({ provider })).updateUnsafe(count, context)
-        }
+        },
+        cost: (provider, model, usd) =>
+          costs(`${provider}\n${model}`, () => ({ gen_ai_provider_name: provider, gen_ai_request_model: model }))
+            .updateUnsafe(usd, context)
       })
     })
   )

@@ -21,6 +21,7 @@ const TABLES = [
   "file_chunks",
   "batches",
   "batch_lines",
+  "request_logs",
   "usage_counters",
   "usage_reservations",
   "responses",

@@ -4,7 +4,7 @@
  * Never a key, a query string, a header value or a body.
  */
 import { CacheMiddleware } from "@switchyard/cache"
-import { type Endpoint, RequestContext } from "@switchyard/core"
+import { ConfigCompiler, type Endpoint, RequestContext } from "@switchyard/core"
 import { Retry } from "@switchyard/retry"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { LogEvent } from "../logging/LogLine.ts"
@@ -29,6 +29,14 @@ export interface Details {
   usage?: { readonly inputTokens: number; readonly outputTokens: number }
   /** When a streamed answer's first chunk went out (`performance.now()`). */
   firstChunkAt?: number
+  /** For the request log: when the request was received (epoch ms), its metadata, whether it streamed. */
+  receivedAt?: number
+  metadata?: Readonly<Record<string, string>>
+  stream?: boolean
+  /** The config path of the target that answered (`x-gateway-last-used-option-index`). */
+  targetPath?: string
+  /** Present only when the request log keeps bodies: the request's, and the answer (a stream's chunks). */
+  bodies?: { request?: unknown; response?: unknown; streamedChars?: number }
 }
 
 /** Notes what an answer's (or a failure's) gateway headers say. */
@@ -37,6 +45,8 @@ export const noteAnswer = (access: Details, headers: Readonly<Record<string, str
   if (typeof provider === "string") access.provider = provider
   const cacheStatus = headers[CacheMiddleware.STATUS_HEADER]
   if (typeof cacheStatus === "string") access.cacheStatus = cacheStatus
+  const targetPath = headers[ConfigCompiler.OPTION_INDEX_HEADER]
+  if (typeof targetPath === "string") access.targetPath = targetPath
   const retries = Number(headers[Retry.ATTEMPT_COUNT_HEADER])
   if (Number.isInteger(retries)) access.retryAttempts = retries
 }

@@ -8,6 +8,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { RequestContext } from "@switchyard/core"
 import { GatewayMetrics } from "@switchyard/observability"
+import { RequestLog } from "@switchyard/request-log"
 import { Effect, Fiber, Layer, Scope, Tracer } from "effect"
 import { HttpRouter } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -16,6 +17,7 @@ import * as AccessLine from "./AccessLine.ts"
 import * as ClientError from "./ClientError.ts"
 import { DrainingServer } from "./DrainingServer.ts"
 import * as RequestMetrics from "./RequestMetrics.ts"
+import * as RequestRecord from "./RequestRecord.ts"
 import * as RequestSpans from "./RequestSpans.ts"
 
 /**
@@ -79,6 +81,7 @@ export const layer = <EF, RF, A, EA, RA>(
     const run = Effect.runForkWith(yield* Effect.context<never>())
     const logs = yield* Logs
     const metrics = yield* GatewayMetrics.GatewayMetrics
+    const requestLog = yield* RequestLog.RequestLog
     const nodeRoutes = yield* routes.node
     const spans = yield* RequestSpans.make
     const requestScope = yield* Scope.fork(scope, "parallel")
@@ -97,11 +100,14 @@ export const layer = <EF, RF, A, EA, RA>(
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       const started = performance.now()
       const access: AccessLine.Details = { traceId: assignTraceId(request) }
+      // the routes keep bodies for the request log only when it keeps them
+      if (requestLog.bodies) access.bodies = {}
       const route = routeKey(request)
       // a hot-path route has no parameters: its key is its pattern
       const ended = (pattern: string) => {
         logs.write(AccessLine.event(request, response, access, started))
         RequestMetrics.record(metrics, pattern, AccessLine.statusOf(response), access, started, performance.now())
+        RequestRecord.record(requestLog, metrics, pattern, AccessLine.statusOf(response), access, started)
       }
       const handler = nodeRoutes.get(route)
       if (handler === undefined) {

@@ -7,6 +7,7 @@ import { Cause, Effect, Stream } from "effect"
 import type { ServerResponse } from "node:http"
 import * as AccessLine from "./AccessLine.ts"
 import * as Edge from "./Edge.ts"
+import * as RequestRecord from "./RequestRecord.ts"
 import * as SseBody from "./SseBody.ts"
 
 /** Answers however the handler failed (see Edge.failureOf), before or during a stream. */
@@ -50,6 +51,7 @@ export const write = (
       const body = answer.body()
       AccessLine.noteUsage(access, body)
       AccessLine.noteResponseModel(access, body)
+      if (access.bodies !== undefined) access.bodies.response = answer.body()
       Edge.writeJson(response, answer.status, headers, answer.text())
     })
   }
@@ -66,6 +68,7 @@ export const write = (
     access.firstChunkAt ??= performance.now()
     // the usage comes in the last chunk, when the client asked for it (stream_options)
     AccessLine.noteUsage(access, chunk)
+    if (access.bodies !== undefined) RequestRecord.keepChunk(access.bodies, chunk)
     AccessLine.noteResponseModel(access, chunk)
     return chunk
   })

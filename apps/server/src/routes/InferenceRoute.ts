@@ -39,9 +39,17 @@ export const make = (
         access.workspaceId = principal.workspaceId
         return Effect.flatMap(readJsonObject(request), (body) => {
           if (typeof body.model === "string") access.model = body.model
+          if (body.stream === true) access.stream = true
+          // the edge asks for bodies only when the request log keeps them
+          if (access.bodies !== undefined) access.bodies.request = body
+          const receivedAt = Date.now()
+          access.receivedAt = receivedAt
           return Effect.flatMap(
-            RequestContext.make({ traceId, headers, principal, receivedAt: Date.now() }),
-            (context) => gateway.handle({ endpoint, body, context })
+            RequestContext.make({ traceId, headers, principal, receivedAt }),
+            (context) => {
+              access.metadata = context.metadata
+              return gateway.handle({ endpoint, body, context })
+            }
           )
         })
       })

@@ -1,0 +1,155 @@
+/**
+ * The request log's writer (extensions.md, "Running it", request log). A request that ends hands
+ * its entry to `record`, which only pushes it onto a bounded in-memory buffer: no database, no
+ * waiting, no serialising on the request path. A background fiber writes the buffer in batches
+ * (every `flushIntervalMs`, or at once when `batchSize` entries wait); when the buffer is full,
+ * or a batch cannot be written, entries are dropped and counted in
+ * `gateway_log_records_dropped_total` — a slow or failing database never slows or fails a
+ * request. What is buffered is written when the layer closes (at shutdown). Another fiber deletes
+ * the records older than the retention period every hour.
+ *
+ * @example
+ * import { RequestLog, RequestLogStore } from "@switchyard/request-log"
+ * import { Layer } from "effect"
+ * const log = RequestLog.RequestLog.layer({ retentionDays: 7 }).pipe(
+ *   Layer.provide(RequestLogStore.RequestLogStore.layerSql) // needs an SqlClient (@switchyard/storage)
+ * )
+ */
+import { Cause, Clock, Config, Context, Duration, Effect, Fiber, Latch, Layer, Metric, Schema } from "effect"
+import type { Entry } from "./LogRecord.ts"
+import { RequestLogStore } from "./RequestLogStore.ts"
+
+export interface Options {
+  /** Keep request and response bodies (`GATEWAY_LOG_BODIES`; default false). */
+  readonly bodies?: boolean | undefined
+  /** Records older than this are deleted (`GATEWAY_LOG_RETENTION_DAYS`; default 30). */
+  readonly retentionDays?: number | undefined
+  /** Entries the buffer holds before it drops new ones (default 10,000). */
+  readonly bufferLimit?: number | undefined
+  /** How often the buffer is written (default 1,000 ms). */
+  readonly flushIntervalMs?: number | undefined
+  /** Entries per batch; this many waiting are written at once (default 500). */
+  readonly batchSize?: number | undefined
+}
+
+export const DEFAULT_RETENTION_DAYS = 30
+export const DEFAULT_BUFFER_LIMIT = 10_000
+export const DEFAULT_FLUSH_INTERVAL_MS = 1_000
+export const DEFAULT_BATCH_SIZE = 500
+
+/** The options the environment sets: `GATEWAY_LOG_BODIES` (default false), `GATEWAY_LOG_RETENTION_DAYS` (default 30, at least 1). */
+export const OptionsConfig: Config.Config<Options> = Config.all({
+  bodies: Config.Boolean("GATEWAY_LOG_BODIES").pipe(Config.withDefault(false)),
+  retentionDays: Config.schema(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a whole number of days >= 1" })),
+    "GATEWAY_LOG_RETENTION_DAYS"
+  ).pipe(Config.withDefault(DEFAULT_RETENTION_DAYS))
+})
+
+/** How often the retention sweep runs. */
+const SWEEP_INTERVAL = Duration.hours(1)
+
+/** How long the last write at shutdown may take before what is left is dropped. */
+const SHUTDOWN_FLUSH_LIMIT = Duration.seconds(5)
+
+const DAY_MS = 86_400_000
+
+const dropped = (reason: "buffer_full" | "write_failed") =>
+  Metric.counter("gateway_log_records_dropped_total", {
+    description: "Request log records dropped, by reason: the buffer was full, or their batch could not be written",
+    attributes: { reason },
+    incremental: true
+  })
+
+export class RequestLog extends Context.Service<RequestLog, {
+  /** Whether bodies are kept: callers note them only then. */
+  readonly bodies: boolean
+  /** Buffers one request's entry; synchronous and never fails (a full buffer drops and counts it). */
+  readonly record: (entry: Entry) => void
+  /** Writes what is buffered now (the background fiber does this on its own). */
+  readonly flush: Effect.Effect<void>
+}>()("@switchyard/request-log/RequestLog") {
+  static readonly layer = (options: Options = {}): Layer.Layer<RequestLog, never, RequestLogStore> =>
+    Layer.effect(RequestLog, make(options))
+
+  /** Records nothing: for embedders that keep no log. */
+  static readonly layerOff: Layer.Layer<RequestLog> = Layer.succeed(
+    RequestLog,
+    RequestLog.of({ bodies: false, record: () => {}, flush: Effect.void })
+  )
+}
+
+const make = (options: Options) =>
+  Effect.gen(function*() {
+    const store = yield* RequestLogStore
+    const context = yield* Effect.context<never>()
+    const bufferLimit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT
+    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE
+    const retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS
+    const droppedFull = dropped("buffer_full")
+    const droppedFailed = dropped("write_failed")
+
+    let buffer: Array<Entry> = []
+    const batchWaiting = Latch.makeUnsafe(false)
+
+    const record = (entry: Entry): void => {
+      if (buffer.length >= bufferLimit) return droppedFull.updateUnsafe(1, context)
+      buffer.push(entry)
+      if (buffer.length === batchSize) batchWaiting.openUnsafe()
+    }
+
+    /** One batch off the front of the buffer, written; a failure drops and counts it. */
+    const writeBatch = Effect.suspend(() => {
+      const batch = buffer.length <= batchSize ? buffer : buffer.slice(0, batchSize)
+      buffer = buffer.length <= batchSize ? [] : buffer.slice(batchSize)
+      if (buffer.length < batchSize) batchWaiting.closeUnsafe()
+      if (batch.length === 0) return Effect.void
+      return store.write(batch).pipe(
+        Effect.catchCause((cause) => {
+          droppedFailed.updateUnsafe(batch.length, context)
+          return Effect.logWarning(
+            `request log: ${batch.length} records dropped, the batch could not be written`,
+            cause
+          )
+        })
+      )
+    })
+
+    const flush = Effect.whileLoop({
+      while: () => buffer.length > 0,
+      body: () => writeBatch,
+      step: () => {}
+    })
+
+    const writer = Effect.raceFirst(
+      Effect.sleep(options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
+      batchWaiting.await
+    )
+      .pipe(Effect.andThen(flush), Effect.forever)
+
+    const sweep = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const deleted = yield* store.deleteBefore(now - retentionMs)
+      if (deleted > 0) yield* Effect.logDebug(`request log: ${deleted} records past retention deleted`)
+    }).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("request log: sweep failed", cause)
+      ),
+      Effect.andThen(Effect.sleep(SWEEP_INTERVAL)),
+      Effect.forever
+    )
+
+    const writerFiber = yield* Effect.forkDetach(writer)
+    yield* Effect.forkScoped(sweep)
+    // at shutdown: stop the writer, then write what is left (bounded: a stalled database cannot hold the exit)
+    yield* Effect.addFinalizer(() =>
+      Fiber.interrupt(writerFiber).pipe(
+        Effect.andThen(flush),
+        Effect.timeoutOrElse({
+          duration: SHUTDOWN_FLUSH_LIMIT,
+          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(buffer.length, context))
+        })
+      )
+    )
+    return RequestLog.of({ bodies: options.bodies ?? false, record, flush })
+  })

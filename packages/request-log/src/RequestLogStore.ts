@@ -1,0 +1,109 @@
+/**
+ * Where the request log's records are kept: the gateway's database (SQLite or Postgres, table
+ * `request_logs`, migration 0013). Written by RequestLog's batches, read by `GET /v1/logs`, and
+ * swept of records older than the retention period.
+ */
+import { GatewayError } from "@switchyard/core"
+import { KeysetPage } from "@switchyard/storage"
+import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { randomUUID } from "node:crypto"
+import type { LogQuery } from "./LogQuery.ts"
+import * as LogRecord from "./LogRecord.ts"
+
+/** Rows per INSERT: far below either dialect's limit of bound parameters. */
+const ROWS_PER_INSERT = 100
+
+export class RequestLogStore extends Context.Service<RequestLogStore, {
+  /** Writes a batch of entries; the store gives each its id. */
+  readonly write: (entries: ReadonlyArray<LogRecord.Entry>) => Effect.Effect<void, SqlError.SqlError>
+  readonly list: (
+    workspaceId: string,
+    query: LogQuery
+  ) => Effect.Effect<KeysetPage.Page<LogRecord.LogRecord>, GatewayError.InvalidRequest | GatewayError.InternalError>
+  readonly get: (
+    workspaceId: string,
+    id: string
+  ) => Effect.Effect<LogRecord.LogRecord, GatewayError.NotFound | GatewayError.InternalError>
+  /** Deletes the records received before `epochMs`; answers how many. */
+  readonly deleteBefore: (epochMs: number) => Effect.Effect<number, SqlError.SqlError>
+}>()("@switchyard/request-log/RequestLogStore") {
+  static readonly layerSql: Layer.Layer<RequestLogStore, never, SqlClient.SqlClient> = Layer.effect(
+    RequestLogStore,
+    Effect.map(SqlClient.SqlClient, (sql) => make(sql))
+  )
+}
+
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(LogRecord.Row))
+
+/** A read that failed is the gateway's own failure: logged, and a 500 in the envelope. */
+const internal = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) =>
+  effect.pipe(
+    Effect.tapError((error) => Effect.logError(`request log: ${error.message}`)),
+    Effect.mapError(() => new GatewayError.InternalError({ message: "the request log could not be read" }))
+  )
+
+const make = (sql: SqlClient.SqlClient): RequestLogStore["Service"] => {
+  const select = (where: Statement.Fragment, tail: Statement.Fragment = sql``) =>
+    internal(sql`SELECT * FROM request_logs WHERE ${where} ${tail}`.pipe(Effect.flatMap(decodeRows)))
+
+  const filters = (workspaceId: string, query: LogQuery): Statement.Fragment => {
+    const conditions: Array<Statement.Fragment> = [sql`workspace_id = ${workspaceId}`]
+    if (query.trace_id !== undefined) conditions.push(sql`trace_id = ${query.trace_id}`)
+    if (query.status !== undefined) conditions.push(sql`status = ${query.status}`)
+    if (query.provider !== undefined) conditions.push(sql`provider = ${query.provider}`)
+    if (query.model !== undefined) conditions.push(sql`model = ${query.model}`)
+    if (query.api_key_id !== undefined) conditions.push(sql`api_key_id = ${query.api_key_id}`)
+    if (query.from !== undefined) conditions.push(sql`position >= ${query.from * 1000}`)
+    // `to` names a second: every record within it is included
+    if (query.to !== undefined) conditions.push(sql`position < ${(query.to + 1) * 1000}`)
+    return sql.and(conditions)
+  }
+
+  return RequestLogStore.of({
+    write: (entries) =>
+      Effect.forEach(
+        chunksOf(entries.map((entry) => LogRecord.toRow(randomUUID(), entry)), ROWS_PER_INSERT),
+        (rows) =>
+          Arr.isArrayNonEmpty(rows) ? Effect.asVoid(sql`INSERT INTO request_logs ${sql.insert(rows)}`) : Effect.void,
+        { discard: true }
+      ),
+    list: (workspaceId, query) =>
+      Effect.gen(function*() {
+        const where = filters(workspaceId, query)
+        const { hasMore, rows } = yield* KeysetPage.read({
+          sql,
+          query,
+          at: (id) => Effect.map(select(sql`workspace_id = ${workspaceId} AND id = ${id}`), ([row]) => row),
+          rows: (cursor, order, limit) => select(sql`${where} AND ${cursor}`, sql`${order} LIMIT ${limit}`)
+        }).pipe(
+          Effect.catchTag("UnknownCursor", (cursor) =>
+            Effect.fail(
+              new GatewayError.InvalidRequest({
+                message: KeysetPage.cursorRule(cursor, "request log record"),
+                param: cursor.field
+              })
+            ))
+        )
+        return KeysetPage.list(rows.map(LogRecord.fromRow), hasMore)
+      }),
+    get: (workspaceId, id) =>
+      Effect.flatMap(select(sql`workspace_id = ${workspaceId} AND id = ${id}`), ([row]) =>
+        row === undefined
+          ? Effect.fail(new GatewayError.NotFound({ message: `no request log record ${id}` }))
+          : Effect.succeed(LogRecord.fromRow(row))),
+    deleteBefore: (epochMs) =>
+      Effect.map(
+        sql<{ readonly n: unknown }>`SELECT COUNT(*) AS n FROM request_logs WHERE position < ${epochMs}`.pipe(
+          Effect.tap(() => sql`DELETE FROM request_logs WHERE position < ${epochMs}`)
+        ),
+        ([row]) => Number(row?.n ?? 0)
+      )
+  })
+}
+
+const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<Array<A>> => {
+  const chunks: Array<Array<A>> = []
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size))
+  return chunks
+}
