@@ -12,8 +12,12 @@ import { Effect, Layer } from "effect"
 import { Batches } from "./Batches.ts"
 import { BatchQueue } from "./BatchQueue.ts"
 
-/** How many jobs one worker does at once unless told otherwise. */
-export const DEFAULT_CONCURRENCY = 16
+/**
+ * How many jobs one worker does at once unless told otherwise: twice a target's bound
+ * (`TargetConcurrency.DEFAULT_MAX_PER_TARGET`), so while the lines of one target fill its bound
+ * the worker still has takers for the lines of other targets.
+ */
+export const DEFAULT_CONCURRENCY = 32
 
 export const layer = (options?: { readonly concurrency?: number | undefined }): Layer.Layer<
   never,

@@ -15,11 +15,12 @@ import { Gateway, GatewayError, Principal, ProviderSelection, RequestContext } f
 import { FileStore } from "@switchyard/files"
 import { Batch, type ListQuery, StoredObjectRequests } from "@switchyard/protocol"
 import { KeysetPage } from "@switchyard/storage"
-import { Array as Arr, Clock, Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
+import { Array as Arr, Clock, Context, Effect, Layer, Option, Schema, Stream } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import * as BatchInput from "./BatchInput.ts"
 import { BatchQueue, type Job, MAX_ATTEMPTS } from "./BatchQueue.ts"
+import * as TargetConcurrency from "./TargetConcurrency.ts"
 
 /** The principal a batch was created by: its lines run as them. */
 export const Caller = Schema.Struct({
@@ -50,14 +51,28 @@ export class Batches extends Context.Service<Batches, {
   /** Does one queued job (what a worker calls for each job it takes). */
   readonly work: (job: Job, attempt: number) => Effect.Effect<void, GatewayError.GatewayError>
 }>()("@switchyard/batches/Batches") {
-  /** The batches with `options` (`maxLinesInFlight`: how many lines of one batch run at once, over all workers). */
+  /**
+   * The batches with `options`: `maxLinesInFlight`, how many lines of one batch run at once over all
+   * workers; `maxLinesPerTarget`, how many lines of all batches this process sends to one provider
+   * target at once (`TargetConcurrency`).
+   */
   static readonly layerWith = (options: {
     readonly maxLinesInFlight?: number | undefined
+    readonly maxLinesPerTarget?: number | undefined
   }): Layer.Layer<
     Batches,
     never,
     SqlClient.SqlClient | FileStore.FileStore | BatchQueue | Gateway.Gateway | ServerSecret.ServerSecret
-  > => Layer.effect(Batches, Effect.suspend(() => make(options.maxLinesInFlight ?? DEFAULT_LINES_IN_FLIGHT)))
+  > =>
+    Layer.effect(
+      Batches,
+      Effect.suspend(() =>
+        make(
+          options.maxLinesInFlight ?? DEFAULT_LINES_IN_FLIGHT,
+          options.maxLinesPerTarget ?? TargetConcurrency.DEFAULT_MAX_PER_TARGET
+        )
+      )
+    )
 
   static readonly layer = Batches.layerWith({})
 }
@@ -129,23 +144,27 @@ const resultLine = (
     error
   })
 
-/** Seconds a provider's `retry-after-ms` or `retry-after` asks for, at most 60; none: 0. */
+/**
+ * Seconds a provider's `retry-after-ms` or `retry-after` asks for, at most 60; none:
+ * `TargetConcurrency.DEFAULT_PAUSE_SECONDS`.
+ */
 export const retryAfterSeconds = (headers: Readonly<Record<string, string>>): number => {
   const ms = Number(headers["retry-after-ms"])
   const seconds = Number.isFinite(ms) && ms > 0 ? ms / 1000 : Number(headers["retry-after"])
-  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 60) : 0
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 60) : TargetConcurrency.DEFAULT_PAUSE_SECONDS
 }
 
 /** How many lines are written per INSERT while a file is validated. */
 const INSERT_ROWS = 200
 
-const make = (linesInFlight: number) =>
+const make = (linesInFlight: number, linesPerTarget: number) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const files = yield* FileStore.FileStore
     const queue = yield* BatchQueue
     const gateway = yield* Gateway.Gateway
     const secret = yield* ServerSecret.ServerSecret
+    const targets = yield* TargetConcurrency.make(linesPerTarget)
 
     const select = (condition: Statement.Fragment, tail: Statement.Fragment = sql``) =>
       internal(
@@ -432,7 +451,16 @@ const make = (linesInFlight: number) =>
         const context = yield* RequestContext.inProcess({ principal, headers })
         const body = yield* internal(decodeRequest(row.request))
         const endpoint = BatchInput.endpointOf(Schema.decodeUnknownSync(Batch.BatchEndpoint)(batch.endpoint))
-        const answer = yield* Effect.result(gateway.handle({ endpoint, body, context }))
+        const target = TargetConcurrency.targetOf(workspaceId, headers)
+        const answer = yield* targets.run(
+          target,
+          Effect.result(gateway.handle({ endpoint, body, context })).pipe(Effect.tap((answer) =>
+            // a provider's 429 pauses every line of its target for what it asks (Retry-After), not only this one
+            answer._tag === "Failure" && GatewayError.toHttp(answer.failure).status === 429
+              ? targets.slowDown(target, retryAfterSeconds(GatewayError.toHttp(answer.failure).headers))
+              : Effect.void
+          ))
+        )
         let state: "completed" | "failed"
         let result: string
         if (answer._tag === "Success" && answer.success._tag === "Json") {
@@ -450,12 +478,9 @@ const make = (linesInFlight: number) =>
         } else {
           const error = answer.failure
           const http = GatewayError.toHttp(error)
-          // a provider's 429 slows the line down instead of failing it: this taker waits what the
-          // provider asks (Retry-After, at most a minute), then the queue tries the line again later
-          if (http.status === 429 && attempt < MAX_ATTEMPTS) {
-            yield* Effect.sleep(Duration.seconds(retryAfterSeconds(http.headers)))
-            return yield* Effect.fail(error)
-          }
+          // a provider's 429 slows the line down instead of failing it: the queue tries it again
+          // later, and it (like every line of its target) waits out the target's pause first
+          if (http.status === 429 && attempt < MAX_ATTEMPTS) return yield* Effect.fail(error)
           state = "failed"
           result = resultLine(row.custom_id, context.traceId, { status: http.status, body: http.body }, {
             code: String(http.body.error.code ?? http.status),

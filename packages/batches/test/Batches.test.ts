@@ -143,13 +143,22 @@ const linesOf = (fileId: string | null | undefined) =>
       Effect.map((text) => text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line)))
     )
 
-const live = (database: (typeof TestDatabase.dialects)[number]["layer"], maxLinesInFlight?: number) =>
-  BatchWorker.layer({ concurrency: 4 }).pipe(
-    Layer.provideMerge(Batches.Batches.layerWith({ maxLinesInFlight })),
+/** One worker process's own stack (its queue, batches and takers) over a database shared with others. */
+const workerStack = (options: { maxLinesInFlight?: number; maxLinesPerTarget?: number; concurrency?: number }) =>
+  BatchWorker.layer({ concurrency: options.concurrency ?? 4 }).pipe(
+    Layer.provideMerge(Batches.Batches.layerWith(options)),
     Layer.provideMerge(BatchQueue.layerSql({ pollInterval: "20 millis" })),
     Layer.provideMerge(FileStore.FileStore.layer.pipe(Layer.provide(FileContents.layerSql))),
     Layer.provideMerge(gateway),
-    Layer.provideMerge(ServerSecret.ServerSecret.layerSecret("a test secret of enough length, 32+ chars")),
+    Layer.provideMerge(ServerSecret.ServerSecret.layerSecret("a test secret of enough length, 32+ chars"))
+  )
+
+const live = (
+  database: (typeof TestDatabase.dialects)[number]["layer"],
+  maxLinesInFlight?: number,
+  options: { maxLinesPerTarget?: number; concurrency?: number } = {}
+) =>
+  workerStack({ ...options, ...(maxLinesInFlight === undefined ? {} : { maxLinesInFlight }) }).pipe(
     Layer.provideMerge(database)
   )
 
@@ -274,12 +283,75 @@ layer(live(TestDatabase.layerSqlite, 2), { excludeTestServices: true })("a batch
     }))
 })
 
+const trackedBatch = (prefix: string, lines: number, headers: Record<string, string> = selection) =>
+  create(
+    Array.from({ length: lines }, (_, index) => chatLine(`${prefix}${index}`, `${prefix}${index}`, "tracked")),
+    headers
+  )
+
+const completedAll = (ids: ReadonlyArray<string>, lines: number) =>
+  Effect.gen(function*() {
+    for (const id of ids) {
+      const batch = yield* settled(id)
+      assert.deepStrictEqual([batch.status, batch.request_counts], ["completed", {
+        total: lines,
+        completed: lines,
+        failed: 0
+      }])
+    }
+  })
+
+layer(live(TestDatabase.layerSqlite, undefined, { maxLinesPerTarget: 2, concurrency: 8 }), {
+  excludeTestServices: true
+})("the lines sent to one provider target", (it) => {
+  it.effect("stay within maxLinesPerTarget over every batch on that target, and every line still runs", () =>
+    Effect.gen(function*() {
+      tracked.most = 0
+      const batches = [yield* trackedBatch("same-a", 8), yield* trackedBatch("same-b", 8)]
+      yield* completedAll(batches.map((batch) => batch.id), 8)
+      // two batches, eight takers, a batch bound of 64: only the target's bound kept them to 2
+      assert.strictEqual(tracked.most, 2)
+    }))
+
+  it.effect("are bounded per target: batches on two targets run the bound on each at once", () =>
+    Effect.gen(function*() {
+      tracked.most = 0
+      const batches = [
+        yield* trackedBatch("key-a", 12),
+        yield* trackedBatch("key-b", 12, { "x-gateway-provider": "openai", authorization: "Bearer sk-other" })
+      ]
+      yield* completedAll(batches.map((batch) => batch.id), 12)
+      assert.strictEqual(tracked.most, 4)
+    }))
+})
+
+// two worker processes on one Postgres: each has its own stack (queue, batches, takers), as two apps would
+const twoWorkers = workerStack({ maxLinesPerTarget: 2, concurrency: 8 }).pipe(
+  Layer.merge(Layer.fresh(workerStack({ maxLinesPerTarget: 2, concurrency: 8 }))),
+  Layer.provideMerge(TestDatabase.layerPostgres)
+)
+
+layer(twoWorkers, { excludeTestServices: true })("maxLinesPerTarget with two workers on one Postgres", (it) => {
+  it.effect(
+    "bounds each process: one target gets more than one process's bound, never more than both",
+    () =>
+      Effect.gen(function*() {
+        tracked.most = 0
+        const batch = yield* trackedBatch("two-workers", 40)
+        yield* completedAll([batch.id], 40)
+        assert.isAbove(tracked.most, 2)
+        assert.isAtMost(tracked.most, 4)
+      }),
+    { timeout: 20_000 }
+  )
+})
+
 describe("retryAfterSeconds", () => {
-  it("reads retry-after-ms first, then retry-after, at most 60 s, else 0", () => {
+  it("reads retry-after-ms first, then retry-after, at most 60 s, else the default pause", () => {
     assert.strictEqual(Batches.retryAfterSeconds({ "retry-after-ms": "1500", "retry-after": "9" }), 1.5)
     assert.strictEqual(Batches.retryAfterSeconds({ "retry-after": "2" }), 2)
     assert.strictEqual(Batches.retryAfterSeconds({ "retry-after": "3600" }), 60)
-    assert.strictEqual(Batches.retryAfterSeconds({ "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT" }), 0)
-    assert.strictEqual(Batches.retryAfterSeconds({}), 0)
+    assert.strictEqual(Batches.retryAfterSeconds({ "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT" }), 1)
+    assert.strictEqual(Batches.retryAfterSeconds({}), 1)
   })
 })
