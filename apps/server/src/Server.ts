@@ -5,12 +5,11 @@
  */
 import { BatchWorker } from "@switchyard/batches"
 import { Pipeline } from "@switchyard/gateway"
-import { GatewayMetrics, OtlpTraces, Tracing } from "@switchyard/observability"
+import { GatewayMetrics, Logs, OtlpTraces, Tracing } from "@switchyard/observability"
 import { RecordedGateway } from "@switchyard/request-log"
 import { Layer } from "effect"
 import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
-import { Logs } from "./logging/Logs.ts"
 import * as Readiness from "./Readiness.ts"
 import * as Routes from "./Routes.ts"
 import * as FileRoutes from "./routes/FileRoutes.ts"
@@ -48,7 +47,9 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
   ).pipe(
     Layer.provide(traces),
     // the batch worker shares the server's pipeline; with GATEWAY_WORKER=off the worker app runs it
-    Layer.merge(config.worker === "on" ? BatchWorker.layer() : Layer.empty),
+    Layer.merge(
+      config.worker === "on" ? BatchWorker.layer({ concurrency: config.pipeline.batchWorkerConcurrency }) : Layer.empty
+    ),
     // built before the server listens: node:http accepts connections as soon as it listens
     Layer.provide(
       Layer.mergeAll(
@@ -58,6 +59,6 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
       )
     ),
     // outermost, so that building the pipeline logs in the configured format too
-    Layer.provideMerge(Logs.layer(config.logs))
+    Layer.provideMerge(Logs.Logs.layer(config.logs))
   )
 }

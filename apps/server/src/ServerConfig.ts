@@ -3,7 +3,7 @@
  * the HTTP edge's own, and the pipeline's (`Pipeline.OptionsConfig` of `@switchyard/gateway`).
  */
 import { Pipeline } from "@switchyard/gateway"
-import { OtlpTraces } from "@switchyard/observability"
+import { Logs, OtlpTraces } from "@switchyard/observability"
 import { Config } from "effect"
 
 export const ServerConfig = Config.all({
@@ -15,13 +15,7 @@ export const ServerConfig = Config.all({
   shutdownGraceSeconds: Config.Int("GATEWAY_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(30)),
   headersTimeoutSeconds: Config.Int("GATEWAY_HEADERS_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   bodyTimeoutSeconds: Config.Int("GATEWAY_BODY_TIMEOUT_SECONDS").pipe(Config.withDefault(60)),
-  logs: Config.all({
-    // a person at a terminal reads pretty lines; anything else (a collector, a file) gets JSON
-    format: Config.Literals(["json", "pretty"], "GATEWAY_LOG_FORMAT").pipe(
-      Config.withDefault(process.stdout.isTTY ? "pretty" : "json")
-    ),
-    level: Config.Literals(["debug", "info", "warn", "error"], "GATEWAY_LOG_LEVEL").pipe(Config.withDefault("info"))
-  }),
+  logs: Logs.LogsConfig,
   metrics: Config.Boolean("GATEWAY_METRICS").pipe(Config.withDefault(true)),
   // the standard OTEL_* variables; none when no traces endpoint is set
   traces: OtlpTraces.SettingsConfig,

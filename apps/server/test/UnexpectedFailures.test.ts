@@ -7,11 +7,11 @@
  */
 import { Authenticator } from "@switchyard/auth"
 import { ConfigCompiler, Gateway, GatewayResponse, ProviderRegistry, ProviderSelection, Stage } from "@switchyard/core"
-import { GatewayMetrics } from "@switchyard/observability"
+import { GatewayMetrics, Logs } from "@switchyard/observability"
 import { RequestLog } from "@switchyard/request-log"
 import { ResponseStore } from "@switchyard/responses-format"
 import { Routing } from "@switchyard/routing"
-import { BodyDeadlines, Logs, ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
+import { BodyDeadlines, ManagementRoute, NodeEdge, Routes } from "@switchyard/server"
 import { SqliteClient } from "@switchyard/storage"
 import { Effect, Fiber, Layer, Option, Redacted, Stream } from "effect"
 import { HttpRouter } from "effect/http"

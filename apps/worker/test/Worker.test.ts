@@ -10,6 +10,8 @@ import * as GatewayProcess from "../../server/test/support/GatewayProcess.ts"
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname
 const LINES = 60
+/** The worker's takers in these tests (GATEWAY_BATCH_WORKER_CONCURRENCY): at most this many lines are in flight. */
+const TAKERS = 8
 
 /** A worker process on the shared database, as `switchyard-worker` starts it. */
 const startWorker = async (env: Readonly<Record<string, string>>) => {
@@ -43,7 +45,9 @@ describe("batch workers on Postgres, apart from the server", () => {
   const env = {
     DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${database}`,
     GATEWAY_SECRET: randomBytes(32).toString("base64"),
-    GATEWAY_BATCH_LEASE_SECONDS: "2"
+    GATEWAY_BATCH_LEASE_SECONDS: "2",
+    GATEWAY_BATCH_WORKER_CONCURRENCY: String(TAKERS),
+    GATEWAY_LOG_FORMAT: "json"
   }
   let fake: FakeOpenAI.FakeOpenAI
   let server: GatewayProcess.GatewayProcess
@@ -102,6 +106,11 @@ describe("batch workers on Postgres, apart from the server", () => {
       progress = (await openai.batches.retrieve(created.id)).request_counts?.completed ?? 0
     }
     expect(progress, first.output()).toBeGreaterThan(0)
+    // it logs as the server does: GATEWAY_LOG_FORMAT=json, one object per line, its settings in it
+    const started = first.output().trim().split("\n").map((line) => JSON.parse(line)).find((line) =>
+      line.msg === "batch worker: taking jobs"
+    )
+    expect(started).toMatchObject({ level: "info", concurrency: TAKERS })
     await stop(first, "SIGKILL")
     const partial = (await openai.batches.retrieve(created.id)).request_counts?.completed ?? 0
     expect(partial).toBeLessThan(LINES)
@@ -117,9 +126,37 @@ describe("batch workers on Postgres, apart from the server", () => {
     const output = (await (await openai.files.content(batch.output_file_id ?? "")).text()).trim().split("\n")
     const answered = output.map((text) => JSON.parse(text).custom_id)
     expect(answered).toEqual(lines.map((_, index) => `line-${index}`))
-    // each line reached the provider once, but those in flight at the kill (at most one worker's 16 takers)
+    // each line reached the provider once, but those in flight at the kill (at most the killed worker's takers)
     const sent = fake.requests.filter((request) => request.path === "/v1/chat/completions").length
     expect(sent).toBeGreaterThanOrEqual(LINES)
-    expect(sent).toBeLessThanOrEqual(LINES + 16)
+    expect(sent).toBeLessThanOrEqual(LINES + TAKERS)
   }, 90_000)
+
+  it.each([
+    ["GATEWAY_BATCH_WORKER_CONCURRENCY", "0"],
+    ["GATEWAY_BATCH_LINES_PER_TARGET", "-1"],
+    ["GATEWAY_BATCH_LINES_IN_FLIGHT", "2.5"],
+    ["GATEWAY_LOG_FORMAT", "xml"],
+    ["GATEWAY_LOG_LEVEL", "verbose"]
+  ])("refuses to start with %s=%s, naming the variable", async (name, value) => {
+    const worker = await startWorker({ ...env, [name]: value })
+    await worker.exited
+    expect(worker.child.exitCode).not.toBe(0)
+    expect(worker.output()).toContain(name)
+  }, 30_000)
+
+  it("logs from GATEWAY_LOG_LEVEL up only", async () => {
+    // two workers started together: by the time the one at info says it is taking jobs, the one at warn
+    // has started as well, and has not said it
+    const worker = await startWorker({ ...env, GATEWAY_LOG_LEVEL: "warn" })
+    workers.push(worker)
+    const quiet = await startWorker({ ...env, GATEWAY_LOG_LEVEL: "info" })
+    workers.push(quiet)
+    for (let attempt = 0; attempt < 1600 && !quiet.output().includes("taking jobs"); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    expect(quiet.output()).toContain("taking jobs")
+    expect(worker.output()).not.toContain("taking jobs")
+    expect(worker.child.exitCode).toBeNull()
+  }, 60_000)
 })

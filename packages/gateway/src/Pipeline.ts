@@ -36,7 +36,7 @@ import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
 import { RatePolicies, StoredProviders, UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
-import { Config, ConfigProvider, Data, Duration, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, ConfigProvider, Data, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import { RateLimiter, type Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
@@ -65,6 +65,15 @@ export interface Options {
   readonly limitsOnStoreError?: UsageLimits.OnStoreError | undefined
   /** How long a batch job held by a process that died waits before another worker takes it (default 30). */
   readonly batchLeaseSeconds?: number | undefined
+  /** How many lines of one batch are queued or running at once, over all workers (default 64). */
+  readonly batchLinesInFlight?: number | undefined
+  /** How many lines of all batches this process sends to one provider target at once (default 16). */
+  readonly batchLinesPerTarget?: number | undefined
+  /**
+   * How many batch jobs a worker (the server's or the worker app's) does at once (default 32); the
+   * pipeline itself does not use it, the apps read it here so both take it from one variable.
+   */
+  readonly batchWorkerConcurrency?: number | undefined
   /** The request log: bodies kept or not, retention (`GATEWAY_LOG_BODIES`, `GATEWAY_LOG_RETENTION_DAYS`). */
   readonly requestLog?: RequestLog.Options | undefined
 }
@@ -318,7 +327,10 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     ))
   )
   // batches keep their lines' work on a queue in the same database, which every worker takes from
-  const batches = Batches.Batches.layer.pipe(
+  const batches = Batches.Batches.layerWith({
+    maxLinesInFlight: options.batchLinesInFlight,
+    maxLinesPerTarget: options.batchLinesPerTarget
+  }).pipe(
     Layer.provideMerge(BatchQueue.layerSql({ lockExpiration: Duration.seconds(options.batchLeaseSeconds ?? 30) })),
     Layer.provideMerge(files),
     // each line's call is recorded in the request log
@@ -340,6 +352,10 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
 }
 
 const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Config.map(Option.getOrUndefined))
+
+/** A whole number of at least 1: a bound of 0 would stop every batch without saying why. */
+const atLeastOne = (name: string) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a whole number >= 1" })), name)
 
 /**
  * `GATEWAY_TRUSTED_HOSTS`. Effect reads an empty variable as a missing one; here set-but-empty is
@@ -366,6 +382,9 @@ export const OptionsConfig: Config.Config<Options> = Config.all({
   adminKey: optional(Config.Redacted("GATEWAY_ADMIN_KEY")),
   cacheEmbeddingModel: optional(Config.String("GATEWAY_CACHE_EMBEDDING_MODEL")),
   batchLeaseSeconds: optional(Config.Int("GATEWAY_BATCH_LEASE_SECONDS")),
+  batchLinesInFlight: optional(atLeastOne("GATEWAY_BATCH_LINES_IN_FLIGHT")),
+  batchLinesPerTarget: optional(atLeastOne("GATEWAY_BATCH_LINES_PER_TARGET")),
+  batchWorkerConcurrency: optional(atLeastOne("GATEWAY_BATCH_WORKER_CONCURRENCY")),
   limitsOnStoreError: Config.Literals(["closed", "open"], "GATEWAY_LIMITS_ON_STORE_ERROR").pipe(
     Config.withDefault("closed" as const)
   ),

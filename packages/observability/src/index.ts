@@ -1,4 +1,6 @@
 export * as GatewayMetrics from "./GatewayMetrics.ts"
+export * as LogLine from "./LogLine.ts"
+export * as Logs from "./Logs.ts"
 export * as MetricsText from "./MetricsText.ts"
 export * as OtlpTraces from "./OtlpTraces.ts"
 export * as Tracing from "./Tracing.ts"

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ReadmeExamples } from "@switchyard/fake-providers"
-import { Effect, Metric } from "effect"
+import { Logs } from "@switchyard/observability"
+import { ConfigProvider, Effect, Metric } from "effect"
+import { appLogging } from "../examples/AppLogging.ts"
 import { scrapeAfterChat } from "../examples/ScrapeMetrics.ts"
 
 describe("README examples", () => {
@@ -15,4 +17,16 @@ describe("README examples", () => {
       assert.include(text, `gen_ai_client_operation_duration_seconds_sum{${labels}} 0.42`)
       assert.include(text, `gen_ai_client_token_usage_sum{${labels},gen_ai_token_type="output"} 30`)
     }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())))
+
+  it.effect("AppLogging: the level GATEWAY_LOG_LEVEL names and up", () =>
+    Effect.gen(function*() {
+      const logs = yield* Logs.Logs
+      assert.deepStrictEqual([logs.enabled("info"), logs.enabled("warn"), logs.enabled("error")], [false, true, true])
+    }).pipe(
+      Effect.provide(appLogging),
+      Effect.provideService(
+        ConfigProvider.ConfigProvider,
+        ConfigProvider.fromUnknown({ GATEWAY_LOG_FORMAT: "json", GATEWAY_LOG_LEVEL: "warn" })
+      )
+    ))
 })

@@ -7,7 +7,7 @@ import { CacheMiddleware } from "@switchyard/cache"
 import { ConfigCompiler, type Endpoint, RequestContext } from "@switchyard/core"
 import { Retry } from "@switchyard/retry"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import type { LogEvent } from "../logging/LogLine.ts"
+import type { LogLine } from "@switchyard/observability"
 
 /**
  * What a route notes as it learns it, for the access line and the metrics; absent fields are
@@ -78,7 +78,7 @@ export const event = (
   response: ServerResponse,
   access: Details,
   startedMs: number
-): LogEvent => ({
+): LogLine.LogEvent => ({
   time: new Date(),
   level: "info",
   message: "request",

@@ -7,12 +7,11 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { RequestContext } from "@switchyard/core"
-import { GatewayMetrics } from "@switchyard/observability"
+import { GatewayMetrics, Logs } from "@switchyard/observability"
 import { RequestLog } from "@switchyard/request-log"
 import { Effect, Fiber, Layer, Scope, Tracer } from "effect"
 import { HttpRouter } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Logs } from "../logging/Logs.ts"
 import * as AccessLine from "./AccessLine.ts"
 import * as ClientError from "./ClientError.ts"
 import { DrainingServer } from "./DrainingServer.ts"
@@ -79,7 +78,7 @@ export const layer = <EF, RF, A, EA, RA>(
   Layer.effectDiscard(Effect.gen(function*() {
     const scope = yield* Effect.scope
     const run = Effect.runForkWith(yield* Effect.context<never>())
-    const logs = yield* Logs
+    const logs = yield* Logs.Logs
     const metrics = yield* GatewayMetrics.GatewayMetrics
     const requestLog = yield* RequestLog.RequestLog
     const nodeRoutes = yield* routes.node

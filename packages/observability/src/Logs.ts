@@ -1,10 +1,18 @@
 /**
- * The server's one log output (extensions.md, "Running it", logs): one line per event on stdout,
- * `json` or `pretty`, from `GATEWAY_LOG_LEVEL` up. Effect's own logging (`Effect.log…`) is routed
- * here too, so every line has one format. Lines are written a batch per event-loop turn: at
- * thousands of requests a second, a write per access line would cost a system call each.
+ * The one log output of the server and the batch worker (extensions.md, "Running it", logs): one
+ * line per event on stdout, `json` or `pretty`, from `GATEWAY_LOG_LEVEL` up. Effect's own logging
+ * (`Effect.log…`) is routed here too, so every line has one format. Lines are written a batch per
+ * event-loop turn: at thousands of requests a second, a write per access line would cost a system
+ * call each.
+ *
+ * @example
+ * import { Logs } from "@switchyard/observability"
+ * import { Effect, Layer } from "effect"
+ *
+ * // an app's logs as the environment asks (GATEWAY_LOG_FORMAT, GATEWAY_LOG_LEVEL)
+ * const logging = Layer.unwrap(Effect.map(Logs.LogsConfig, Logs.Logs.layer))
  */
-import { Cause, Context, Effect, Layer, Logger, References } from "effect"
+import { Cause, Config, Context, Effect, Layer, Logger, References } from "effect"
 import type { LogLevel } from "effect"
 import { format, type Level, type LogEvent, type LogFormat } from "./LogLine.ts"
 
@@ -12,6 +20,15 @@ export interface LogSettings {
   readonly format: LogFormat
   readonly level: Level
 }
+
+/** `GATEWAY_LOG_FORMAT` (pretty at a terminal, JSON otherwise) and `GATEWAY_LOG_LEVEL` (default info). */
+export const LogsConfig: Config.Config<LogSettings> = Config.all({
+  // a person at a terminal reads pretty lines; anything else (a collector, a file) gets JSON
+  format: Config.Literals(["json", "pretty"], "GATEWAY_LOG_FORMAT").pipe(
+    Config.withDefault(process.stdout.isTTY ? "pretty" : "json")
+  ),
+  level: Config.Literals(["debug", "info", "warn", "error"], "GATEWAY_LOG_LEVEL").pipe(Config.withDefault("info"))
+})
 
 const rank: Readonly<Record<Level, number>> = { debug: 0, info: 1, warn: 2, error: 3 }
 
@@ -26,7 +43,7 @@ export class Logs extends Context.Service<Logs, {
   /** Whether events of `level` are written at all: check before building an expensive one. */
   readonly enabled: (level: Level) => boolean
   readonly write: (event: LogEvent) => void
-}>()("@switchyard/server/Logs") {
+}>()("@switchyard/observability/Logs") {
   /**
    * Logs at `settings`, written by `out` (stdout by default), with Effect's loggers replaced by
    * one that writes here. What is still buffered is written when the layer is released.
