@@ -7,6 +7,7 @@
 import type { Runs, ThreadStore } from "@switchyard/assistants"
 import type { ApiKeys, Authenticator, ServerSecret } from "@switchyard/auth"
 import type { Batches } from "@switchyard/batches"
+import type { CircuitBoard } from "@switchyard/circuit-breaker"
 import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
 import type { FileStore } from "@switchyard/files"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
@@ -22,6 +23,7 @@ import type { NodeHandler, NodeRoutes } from "./http/NodeEdge.ts"
 import * as Readiness from "./Readiness.ts"
 import * as AssistantRoutes from "./routes/AssistantRoutes.ts"
 import * as BatchRoutes from "./routes/BatchRoutes.ts"
+import * as CircuitRoutes from "./routes/CircuitRoutes.ts"
 import * as FileRoutes from "./routes/FileRoutes.ts"
 import * as GuardrailRoutes from "./routes/GuardrailRoutes.ts"
 import * as HealthRoute from "./routes/HealthRoute.ts"
@@ -53,6 +55,7 @@ type StoredServices =
   | Runs.Runs
   | FileStore.FileStore
   | Batches.Batches
+  | CircuitBoard.CircuitBoard
   // the request log: its routes write what is buffered, then read
   | RequestLog.RequestLog
   | RequestLogStore.RequestLogStore
@@ -285,7 +288,8 @@ export const table: ReadonlyArray<Route> = [
     path: "/v1/policies/rate-limits/:id",
     scope: "policies.write",
     handler: RateLimitRoutes.archivePolicy
-  }
+  },
+  { method: "GET", path: "/v1/circuits", scope: "admin", handler: CircuitRoutes.listCircuits }
 ]
 
 /**

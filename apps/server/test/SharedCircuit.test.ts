@@ -1,7 +1,7 @@
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chatVia } from "./support/Admin.ts"
+import { call, chatVia } from "./support/Admin.ts"
 import { chatBody } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
 
@@ -38,5 +38,8 @@ describe("a circuit shared through Redis", () => {
     const other = await chatVia(second.baseUrl, GatewayProcess.ADMIN_KEY, { "x-gateway-config": config }, chatBody())
     expect(other.status).toBe(503)
     expect(fake.requests).toHaveLength(2)
+    // the other process lists the circuit it was refused by, open, with the state kept in Redis
+    const listed = await call(second.baseUrl, "GET", "/v1/circuits")
+    expect(listed.body.data).toEqual([expect.objectContaining({ state: "open", consecutive_openings: 1 })])
   })
 })

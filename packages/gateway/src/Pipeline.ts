@@ -16,7 +16,7 @@ import { Runs, ThreadStore } from "@switchyard/assistants"
 import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
 import { Batches, BatchQueue } from "@switchyard/batches"
 import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
-import { CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
+import { CircuitBoard, CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
 import {
   ConfigCompiler,
   Gateway,
@@ -183,7 +183,8 @@ const storedProviders = Layer.effect(
 const stages = (
   options: Options,
   embedder: Layer.Layer<Embedder.Embedder>,
-  counters: ReturnType<typeof usageCounters>
+  counters: ReturnType<typeof usageCounters>,
+  stores: ReturnType<typeof cacheAndCircuits>
 ) =>
   Layer.mergeAll(
     PromptStage.layer,
@@ -195,24 +196,33 @@ const stages = (
   ).pipe(
     Layer.provide(embedder),
     Layer.provide(counters),
-    Layer.provide(
-      options.redisUrl === undefined
-        ? Layer.merge(CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory)
-        : redisStores(options.redisUrl)
-    )
+    Layer.provide(stores)
+  )
+
+/**
+ * The cache and circuit stores, in memory or in Redis; the circuits watched by the board that
+ * `GET /v1/circuits` reads (its store wins over the one it watches).
+ */
+const cacheAndCircuits = (options: Options) =>
+  Layer.provideMerge(
+    CircuitBoard.layer,
+    options.redisUrl === undefined
+      ? Layer.merge(CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory)
+      : redisStores(options.redisUrl)
   )
 
 /** The pipeline every inference request runs, with the selectors of extensions.md in order. */
 const gateway = (
   options: Options,
   embedder: Layer.Layer<Embedder.Embedder>,
-  counters: ReturnType<typeof usageCounters>
+  counters: ReturnType<typeof usageCounters>,
+  stores: ReturnType<typeof cacheAndCircuits>
 ) =>
   Gateway.Gateway.layer.pipe(
     Layer.provide(ProviderAccess.layerSelectors),
     Layer.provide(
       ConfigCompiler.ConfigCompiler.layer().pipe(
-        Layer.provide([Routing.layer, stages(options, embedder, counters)]),
+        Layer.provide([Routing.layer, stages(options, embedder, counters, stores)]),
         // one set of stages, shared by the stage layers and the compiler
         Layer.provide(Stage.Stages.layer)
       )
@@ -230,6 +240,7 @@ const missingSecret = new MissingSecret({
 /** What the pipeline provides: the gateway, identity, stored provider access and their storage. */
 export type Services =
   | Gateway.Gateway
+  | CircuitBoard.CircuitBoard
   | Authenticator.Authenticator
   | ApiKeys.ApiKeys
   | ServerSecret.ServerSecret
@@ -287,6 +298,8 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
   const counters = usageCounters(options)
+  // one set, built once, for the stages and the route that lists circuits
+  const stores = cacheAndCircuits(options)
   // one writer, built once: the HTTP edge and the in-process calls record into its one buffer
   const requestLog = RequestLog.RequestLog.layer(options.requestLog).pipe(
     Layer.provideMerge(RequestLogStore.RequestLogStore.layerSql)
@@ -303,10 +316,10 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   )
   // the semantic cache embeds locally, or through the gateway itself when a model is named
   const pipeline = options.cacheEmbeddingModel === undefined
-    ? gateway(options, Embedder.layerLocal, counters)
+    ? gateway(options, Embedder.layerLocal, counters, stores)
     : Layer.unwrap(Effect.sync(() => {
       const { connect, embedder } = GatewayEmbedder.make(options.cacheEmbeddingModel ?? "")
-      return Layer.provideMerge(connect, gateway(options, embedder, counters))
+      return Layer.provideMerge(connect, gateway(options, embedder, counters, stores))
     }))
   // assistant runs call the pipeline in process, in the background, and are taken over after a
   // restart: at once on this process's own SQLite, once their lease lapses on a shared Postgres
@@ -338,7 +351,7 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   )
   return Layer.provideMerge(
     Layer.mergeAll(assistants, batches, ResponseStore.ResponseStore.layer),
-    Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage))
+    Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage, stores))
   ).pipe(
     Layer.provideMerge(storage),
     // every URL a caller supplies is judged by this list; an entry that does not parse stops start-up

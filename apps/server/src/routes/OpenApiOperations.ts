@@ -5,6 +5,7 @@
  * routes are described in its own module under `openapi/`.
  */
 import * as AssistantOperations from "./openapi/AssistantOperations.ts"
+import * as ConsoleOperations from "./openapi/ConsoleOperations.ts"
 import * as FileOperations from "./openapi/FileOperations.ts"
 import * as InferenceOperations from "./openapi/InferenceOperations.ts"
 import type { Operation } from "./openapi/OperationShapes.ts"
@@ -19,6 +20,7 @@ export { type Answer, type Operation, type SchemaName, schemas, tags } from "./o
 /** Every route's description, by `METHOD path` as in the route table. */
 export const operations: Readonly<Record<string, Operation>> = {
   ...AssistantOperations.operations,
+  ...ConsoleOperations.operations,
   ...FileOperations.operations,
   ...InferenceOperations.operations,
   ...PolicyOperations.operations,

@@ -150,6 +150,7 @@ export const tags = {
   Files: "Uploaded files (batch input) and the files batches write, per workspace.",
   Batches: "JSONL files of requests run in the background through the pipeline, on any provider, with the "
     + "provider selection the batch was created with.",
+  Circuits: "Each target's circuit breaker (`cb_config`) as this process knows it; admin only.",
   Service: "The gateway itself: health and this description."
 } as const
 
