@@ -1,8 +1,10 @@
 /**
- * /v1/responses end to end: the real server process in front of a fake OpenAI-format provider
- * that replays recorded chat streams (support/ResponsesTranscripts.ts), driven by the official
- * `openai` client (`responses.create`, `responses.stream(...).finalResponse()`) and by the `ai`
- * SDK's default `openai(model)` provider, which calls this route.
+ * /v1/responses end to end: the real server process in front of a fake OpenAI-format provider.
+ * Translated: a chat provider (`groq`, at the fake) replays recorded chat streams
+ * (support/ResponsesTranscripts.ts). Native: an `openai` target is sent the Responses request on
+ * the fake's own `/v1/responses`. Both driven by the official `openai` client
+ * (`responses.create`, `responses.stream(...).finalResponse()`) and by the `ai` SDK's default
+ * `openai(model)` provider, which calls this route.
  */
 import { createOpenAI } from "@ai-sdk/openai"
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
@@ -25,14 +27,20 @@ afterAll(async () => {
 })
 beforeEach(() => fake.reset())
 
-const selection = () => ({
+/** A chat-format provider: the Responses request is translated (`openai` would take it natively). */
+const selection = (provider = "groq") => ({
   "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
-  "x-gateway-provider": "openai",
+  "x-gateway-provider": provider,
   "x-gateway-custom-host": fake.baseUrl
 })
 
-const client = () =>
-  new OpenAI({ apiKey: "sk-test", baseURL: `${gateway.baseUrl}/v1`, defaultHeaders: selection(), maxRetries: 0 })
+const client = (provider?: string) =>
+  new OpenAI({
+    apiKey: "sk-test",
+    baseURL: `${gateway.baseUrl}/v1`,
+    defaultHeaders: selection(provider),
+    maxRetries: 0
+  })
 
 /** The raw SSE events of a streamed request, parsed. */
 const rawEvents = async (body: unknown): Promise<Array<Record<string, unknown>>> => {
@@ -167,8 +175,7 @@ describe("POST /v1/responses translated to a chat provider", () => {
       { role: "tool", tool_call_id: "call_weather", content: "{\"celsius\": 21}" }
     ])
 
-    const deleted = await client().responses.delete(first.id)
-    expect(deleted).toBeUndefined()
+    await client().responses.delete(first.id)
     await expect(client().responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 })
   })
 
@@ -238,3 +245,72 @@ describe("the ai SDK's default openai(model) provider against /v1/responses", ()
     expect((await streamed.usage).outputTokens).toBe(18)
   })
 })
+
+describe("an openai target takes the Responses request natively", () => {
+  /** Ids and timestamps differ between two answers; the rest must be the same. */
+  const comparable = (response: OpenAI.Responses.Response) => ({
+    status: response.status,
+    model: response.model,
+    output_text: response.output_text,
+    output: response.output.map((item) =>
+      item.type === "message"
+        ? { type: item.type, role: item.role, status: item.status, content: item.content }
+        : item.type === "function_call"
+        ? { type: item.type, name: item.name, arguments: item.arguments, status: item.status }
+        : { type: item.type }
+    ),
+    usage: response.usage
+  })
+  const vendor = () => new OpenAI({ apiKey: "sk-test", baseURL: fake.baseUrl, maxRetries: 0 })
+
+  it("posts to the vendor's /v1/responses and answers what the vendor's own answer says", async () => {
+    const body = { model: "gpt-4o-mini", instructions: "Be brief.", input: "hello there", max_output_tokens: 40 }
+    const ours = await client("openai").responses.create(body)
+    const sent = fake.requests.at(-1)
+    expect(sent?.path).toBe("/v1/responses")
+    expect(sent?.headers.authorization).toBe("Bearer sk-test")
+    expect(sent?.body).toMatchObject({ ...body, input: [{ role: "user", content: "hello there" }], store: false })
+    expect(comparable(ours)).toEqual(comparable(await vendor().responses.create(body)))
+  })
+
+  it("the openai client assembles the same final response from our stream as from the vendor's", async () => {
+    const body = { model: "gpt-4o-mini", input: "stream this" }
+    const ours = await client("openai").responses.stream(body).finalResponse()
+    expect(fake.requests.at(-1)?.body).toMatchObject({ stream: true })
+    expect(comparable(ours)).toEqual(comparable(await vendor().responses.stream(body).finalResponse()))
+
+    const tools = [{ type: "function" as const, name: "get_weather", parameters: { type: "object" }, strict: false }]
+    const called = await client("openai").responses.stream({ ...body, tools }).finalResponse()
+    expect(comparable(called)).toEqual(comparable(await vendor().responses.stream({ ...body, tools }).finalResponse()))
+  })
+
+  it("the ai SDK streams the same text and usage through the gateway as from the vendor", async () => {
+    const direct = streamText({
+      model: createOpenAI({ apiKey: "sk-test", baseURL: fake.baseUrl })("gpt-4o-mini"),
+      prompt: "a b c"
+    })
+    const through = streamText({ model: provider("openai")("gpt-4o-mini"), prompt: "a b c" })
+    expect(await through.text).toBe(await direct.text)
+    expect((await through.usage).inputTokens).toBe((await direct.usage).inputTokens)
+    expect(await through.finishReason).toBe(await direct.finishReason)
+  })
+
+  it("continues a stored conversation natively: previous_response_id becomes the items the gateway kept", async () => {
+    const first = await client("openai").responses.create({ model: "gpt-4o-mini", input: "first" })
+    await client("openai").responses.create({ model: "gpt-4o-mini", previous_response_id: first.id, input: "second" })
+    const sent = fake.requests.at(-1)?.body as Record<string, unknown>
+    expect(sent.previous_response_id).toBeUndefined()
+    expect(sent.input).toEqual([
+      { type: "message", role: "user", content: "first" },
+      {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: "echo: first", annotations: [], logprobs: [] }]
+      },
+      { type: "message", role: "user", content: "second" }
+    ])
+  })
+})
+
+const provider = (name?: string) =>
+  createOpenAI({ apiKey: "sk-test", baseURL: `${gateway.baseUrl}/v1`, headers: selection(name) })

@@ -8,7 +8,7 @@ import { Context, Effect, Layer, Result } from "effect"
 import { ConfigCompiler } from "./ConfigCompiler.ts"
 import type { Endpoint } from "./Endpoint.ts"
 import { type GatewayError, InvalidRequest } from "./GatewayError.ts"
-import type { JsonObject } from "./GatewayRequest.ts"
+import type { JsonObject, NativeRequest } from "./GatewayRequest.ts"
 import type { GatewayResponse } from "./GatewayResponse.ts"
 import * as ProviderSelection from "./ProviderSelection.ts"
 import type * as RequestContext from "./RequestContext.ts"
@@ -19,6 +19,8 @@ export interface GatewayInput {
   readonly body: JsonObject
   /** Carries the headers (provider selection reads them) and the principal. */
   readonly context: RequestContext.RequestContext
+  /** The client's own request in another format, for a provider that serves it (GatewayRequest.native). */
+  readonly native?: NativeRequest | undefined
 }
 
 const validators: Readonly<Record<Endpoint, (body: unknown) => Result.Result<unknown, InvalidInput.InvalidInput>>> = {
@@ -59,7 +61,8 @@ export class Gateway extends Context.Service<Gateway, {
                   endpoint: input.endpoint,
                   body: input.body,
                   stream: input.body.stream === true,
-                  context: input.context
+                  context: input.context,
+                  native: input.native
                 })
               )
             ))

@@ -22,7 +22,7 @@ export const outputOf = (message: unknown): ReadonlyArray<ResponseObject.OutputI
   }
   const content: Array<ResponseObject.OutputText | ResponseObject.Refusal> = []
   if (typeof message.content === "string" && message.content !== "") {
-    content.push({ type: "output_text", text: message.content, annotations: [] })
+    content.push({ type: "output_text", text: message.content, annotations: [], logprobs: [] })
   }
   if (typeof message.refusal === "string" && message.refusal !== "") {
     content.push({ type: "refusal", refusal: message.refusal })

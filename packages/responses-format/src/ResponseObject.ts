@@ -11,6 +11,7 @@ export interface OutputText {
   readonly type: "output_text"
   readonly text: string
   readonly annotations: ReadonlyArray<unknown>
+  readonly logprobs: ReadonlyArray<unknown>
 }
 
 export interface Refusal {

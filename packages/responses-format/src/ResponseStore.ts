@@ -17,7 +17,7 @@ import type * as ResponseObject from "./ResponseObject.ts"
 /** What `DELETE /v1/responses/{id}` answers. */
 export interface Deleted {
   readonly id: string
-  readonly object: "response.deleted"
+  readonly object: "response"
   readonly deleted: true
 }
 
@@ -116,7 +116,7 @@ export class ResponseStore extends Context.Service<ResponseStore, {
           }))).pipe(
             Effect.flatMap((deleted) =>
               deleted
-                ? Effect.succeed({ id, object: "response.deleted" as const, deleted: true as const })
+                ? Effect.succeed({ id, object: "response" as const, deleted: true as const })
                 : Effect.fail(notFound(id))
             )
           )

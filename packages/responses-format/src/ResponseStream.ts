@@ -185,7 +185,7 @@ export class StreamTranslator {
       refusal: undefined,
       open: true
     })
-    const part = { type: "output_text", text: "", annotations: [] }
+    const part = { type: "output_text", text: "", annotations: [], logprobs: [] }
     events.push(this.#event("response.content_part.added", { ...this.#at(item), content_index: 0, part }))
     return item
   }
@@ -241,7 +241,7 @@ export class StreamTranslator {
     item.open = false
     const at = this.#at(item)
     if (item.kind === "message") {
-      const text = { type: "output_text", text: item.text, annotations: [] }
+      const text = { type: "output_text", text: item.text, annotations: [], logprobs: [] }
       events.push(this.#event("response.output_text.done", { ...at, content_index: 0, text: item.text, logprobs: [] }))
       events.push(this.#event("response.content_part.done", { ...at, content_index: 0, part: text }))
       if (item.refusal !== undefined) {
@@ -288,7 +288,7 @@ const outputOf = (item: Item, status: ResponseObject.Status): ResponseObject.Out
   switch (item.kind) {
     case "message": {
       const content: Array<ResponseObject.OutputText | ResponseObject.Refusal> = [
-        { type: "output_text", text: item.text, annotations: [] }
+        { type: "output_text", text: item.text, annotations: [], logprobs: [] }
       ]
       if (item.refusal !== undefined) content.push({ type: "refusal", refusal: item.refusal })
       const itemStatus = item.open ? "in_progress" : status === "incomplete" ? "incomplete" : "completed"

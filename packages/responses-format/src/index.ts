@@ -7,6 +7,7 @@
 export * as ChatAnswer from "./ChatAnswer.ts"
 export * as ChatRequest from "./ChatRequest.ts"
 export * as Conversation from "./Conversation.ts"
+export * as NativeBody from "./NativeBody.ts"
 export * as ResponseObject from "./ResponseObject.ts"
 export * as ResponsesRequest from "./ResponsesRequest.ts"
 export * as ResponseStore from "./ResponseStore.ts"

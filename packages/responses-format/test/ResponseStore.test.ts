@@ -28,7 +28,7 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         assert.strictEqual((yield* Effect.flip(store.delete("ws-b", "resp_1")))._tag, "NotFound")
         assert.deepStrictEqual(yield* store.delete("ws-a", "resp_1"), {
           id: "resp_1",
-          object: "response.deleted",
+          object: "response",
           deleted: true
         })
         assert.strictEqual((yield* Effect.flip(store.get("ws-a", "resp_1")))._tag, "NotFound")

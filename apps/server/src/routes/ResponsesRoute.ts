@@ -3,8 +3,11 @@
  * is translated into a chat request and run through the very pipeline chat completions run
  * (selection headers, config, routing, retry, circuit breaker, cache, guardrails, limits,
  * logs), and the chat answer or stream is translated back (a `response` object, or the
- * Responses events with `sequence_number`). With `store` (default true) the response is kept
- * for GET/DELETE and `previous_response_id`.
+ * Responses events with `sequence_number`). An `openai` or `azure-openai` target is sent the
+ * Responses request itself, on the vendor's own endpoint, and reads its answer back into the
+ * chat format (see NativeResponses in providers), so the pipeline's policies see one format. With
+ * `store` (default true) the response is kept by the gateway, whichever the provider, for
+ * GET/DELETE and `previous_response_id` (the vendor is asked to keep nothing).
  *
  * GET and DELETE /v1/responses/:id are ordinary routes on the router.
  */
@@ -14,6 +17,7 @@ import {
   ChatAnswer,
   ChatRequest,
   Conversation,
+  NativeBody,
   ResponseObject,
   ResponsesRequest,
   ResponseStore,
@@ -68,7 +72,13 @@ export const make = (
           principal,
           receivedAt: Date.now()
         })
-        const answer = yield* gateway.handle({ endpoint: "chat.completions", body: chat.success, context })
+        // an openai or azure-openai target takes the request as it came (NativeResponses in providers)
+        const native = {
+          format: "responses",
+          body: NativeBody.make(raw, conversation.items),
+          messages: chat.success.messages
+        }
+        const answer = yield* gateway.handle({ endpoint: "chat.completions", body: chat.success, context, native })
         const createdAt = Math.floor(Date.now() / 1000)
         const skeleton = ResponseObject.skeleton(body, ResponseObject.newId("resp"), createdAt, body.model)
         const keep = (kept: ResponseObject.Response) =>

@@ -2,6 +2,7 @@ import { chatCompletion, chatCompletionEvents, readChatRequest, type ReplyIdenti
 import { embeddingList } from "./EmbeddingsReply.ts"
 import { isRecord } from "./JsonFields.ts"
 import { invalidJson, unknownUrl } from "./OpenAIErrorBody.ts"
+import * as ResponsesReply from "./ResponsesReply.ts"
 import { textCompletion, textCompletionEvents } from "./TextCompletionReply.ts"
 
 /** What the default behaviour answers: a JSON body, or SSE events. */
@@ -24,6 +25,10 @@ export const endpointAnswer = (
   switch (route) {
     case "POST /v1/chat/completions":
       return chatAnswer(request, identity)
+    case "POST /v1/responses":
+      return ResponsesReply.isStreamed(request)
+        ? { _tag: "Events", events: ResponsesReply.events(request, identity) }
+        : body(200, ResponsesReply.response(request, identity))
     case "POST /v1/completions":
       return request.stream === true
         ? { _tag: "Events", events: textCompletionEvents(request, identity) }
@@ -33,7 +38,12 @@ export const endpointAnswer = (
   }
 }
 
-const knownRoutes = new Set(["POST /v1/chat/completions", "POST /v1/completions", "POST /v1/embeddings"])
+const knownRoutes = new Set([
+  "POST /v1/chat/completions",
+  "POST /v1/completions",
+  "POST /v1/embeddings",
+  "POST /v1/responses"
+])
 
 const chatAnswer = (request: unknown, identity: ReplyIdentity): EndpointAnswer => {
   const chat = readChatRequest(request)

@@ -12,10 +12,12 @@ import {
   type Dispatch,
   Endpoint,
   type GatewayError,
+  GatewayRequest,
   type ProviderRegistry,
   type ProviderTarget
 } from "@switchyard/core"
 import { Effect } from "effect"
+import * as NativeResponses from "../openai/NativeResponses.ts"
 import { customBase, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
 import * as AzureDeployment from "./AzureDeployment.ts"
@@ -71,8 +73,19 @@ const dispatch = (
 (request) =>
   Effect.flatMap(
     AzureDeployment.choose(target, typeof request.body.model === "string" ? request.body.model : undefined),
-    (deployment) =>
-      exchange(client, {
+    (deployment) => {
+      const native = GatewayRequest.nativeFor(request, "responses")
+      if (native !== undefined) {
+        // Azure's Responses API: one path per resource, the deployment named as the model
+        return NativeResponses.exchange(client, {
+          provider,
+          url: `${base}/openai/responses?api-version=${encodeURIComponent(deployment.apiVersion)}`,
+          headers: withForwarded(target, headers, request.context.headers),
+          body: { ...NativeResponses.bodyOf(native, request), model: deployment.deploymentId },
+          stream: request.stream
+        })
+      }
+      return exchange(client, {
         provider,
         url: `${base}/openai/deployments/${encodeURIComponent(deployment.deploymentId)}${
           Endpoint.paths[request.endpoint]
@@ -81,4 +94,5 @@ const dispatch = (
         body: withoutModel(request.body),
         stream: request.stream
       })
+    }
   )

@@ -7,6 +7,7 @@ import {
   type Dispatch,
   Endpoint,
   GatewayError,
+  GatewayRequest,
   GatewayResponse,
   type ProviderRegistry,
   type ProviderTarget
@@ -14,6 +15,7 @@ import {
 import { Effect } from "effect"
 import { customBase, ensureOk, isEventStream, readJson, readJsonChunks, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
+import * as NativeResponses from "./NativeResponses.ts"
 import { type OpenAICompatibleProvider, openAICompatibleProviders } from "./OpenAICompatibleProviders.ts"
 
 export const make = (client: UpstreamClient["Service"]): ProviderRegistry.ProviderAdapter => ({
@@ -59,7 +61,19 @@ const dispatch = (
   const name = target.provider
   const fixedHeaders = staticHeaders(target)
   const responseHeaders = {}
+  // OpenAI itself serves the Responses API: a client that spoke it is answered from there
+  const servesResponses = name === "openai"
   return (request) => {
+    const native = servesResponses ? GatewayRequest.nativeFor(request, "responses") : undefined
+    if (native !== undefined) {
+      return NativeResponses.exchange(client, {
+        provider: name,
+        url: `${baseUrl}/responses`,
+        headers: withForwarded(target, fixedHeaders, request.context.headers),
+        body: NativeResponses.bodyOf(native, request),
+        stream: request.stream
+      })
+    }
     if (!provider.endpoints.includes(request.endpoint)) {
       return Effect.fail(
         invalid(`provider "${name}" does not serve /v1${Endpoint.paths[request.endpoint]}`, "provider")
