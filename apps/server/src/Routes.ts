@@ -13,7 +13,6 @@ import type { FileStore } from "@switchyard/files"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { PromptStore } from "@switchyard/prompts"
 import type { Integrations, StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
-import type { ResponseStore } from "@switchyard/responses-format"
 import type { RequestLog, RequestLogStore } from "@switchyard/request-log"
 import type { ResponseStore } from "@switchyard/responses-format"
 import type { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
@@ -56,7 +55,6 @@ type StoredServices =
   | Runs.Runs
   | FileStore.FileStore
   | Batches.Batches
-  | ResponseStore.ResponseStore
   | CircuitBoard.CircuitBoard
   // the request log: its routes write what is buffered, then read
   | RequestLog.RequestLog
@@ -72,22 +70,12 @@ type StoredServices =
 /** What a hot-path route of another client format needs to build its handler. */
 type FormatServices = Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines | ResponseStore.ResponseStore
 
-/** What a hot-path route of another client format needs to build its handler. */
-type FormatServices = Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines | ResponseStore.ResponseStore
-
 export type Route =
   | {
     readonly method: "POST"
     readonly path: HttpRouter.PathInput
     readonly scope: "completions"
     readonly inference: Endpoint.Endpoint
-  }
-  | {
-    /** Another client format on the hot path (Responses): it runs the chat pipeline itself. */
-    readonly method: "POST"
-    readonly path: HttpRouter.PathInput
-    readonly scope: "completions"
-    readonly format: (options: InferenceRoute.InferenceRouteOptions) => Effect.Effect<NodeHandler, never, FormatServices>
   }
   | {
     /** Another client format on the hot path (Responses): it runs the chat pipeline itself. */
