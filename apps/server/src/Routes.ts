@@ -30,6 +30,7 @@ import * as HealthRoute from "./routes/HealthRoute.ts"
 import * as InferenceRoute from "./routes/InferenceRoute.ts"
 import * as LogRoutes from "./routes/LogRoutes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
+import * as MessagesRoute from "./routes/MessagesRoute.ts"
 import * as MetricsRoute from "./routes/MetricsRoute.ts"
 import * as ModelRoutes from "./routes/ModelRoutes.ts"
 import * as OpenApiRoute from "./routes/OpenApiRoute.ts"
@@ -120,6 +121,8 @@ export const table: ReadonlyArray<Route> = [
   { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },
   { method: "POST", path: "/v1/embeddings", scope: "completions", inference: "embeddings" },
   { method: "POST", path: "/v1/responses", scope: "completions", format: ResponsesRoute.make },
+  { method: "POST", path: "/v1/messages", scope: "completions", format: MessagesRoute.create },
+  { method: "POST", path: "/v1/messages/count_tokens", scope: "completions", format: MessagesRoute.countTokens },
   { method: "GET", path: "/v1/responses/:id", scope: "completions", handler: ResponsesRoute.getResponse },
   { method: "DELETE", path: "/v1/responses/:id", scope: "completions", handler: ResponsesRoute.deleteResponse },
   { method: "GET", path: "/v1/models", scope: "completions", handler: ModelRoutes.listModels },

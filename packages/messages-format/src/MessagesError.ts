@@ -5,6 +5,7 @@
  * gateway's own (it names the field and the rule for bad input).
  */
 import { GatewayError } from "@switchyard/core"
+import { Schema } from "effect"
 
 /** Anthropic's error type for an HTTP status. */
 export const errorTypeOf = (status: number): string => {
@@ -35,10 +36,11 @@ export const errorTypeOf = (status: number): string => {
   }
 }
 
-export interface ErrorBody {
-  readonly type: "error"
-  readonly error: { readonly type: string; readonly message: string }
-}
+export const ErrorBody = Schema.Struct({
+  type: Schema.Literal("error"),
+  error: Schema.Struct({ type: Schema.String, message: Schema.String })
+}).annotate({ description: "Anthropic's error shape: the type follows the status, the message says what happened." })
+export type ErrorBody = typeof ErrorBody.Type
 
 /**
  * The Anthropic error body of a status and a message.

@@ -161,7 +161,7 @@ const operationOf = (
     responses[status] = {
       description: errorAnswers[status],
       headers: traceHeader,
-      content: { "application/json": { schema: schemaRef("ErrorBody") } }
+      content: { "application/json": { schema: schemaRef(operation.errorBody ?? "ErrorBody") } }
     }
   }
   const scope = route.scope
@@ -219,6 +219,7 @@ export const make = (routes: ReadonlyArray<DocumentedRoute>, version: string): O
     if (operation.body !== undefined) named.add(operation.body)
     if (operation.multipart !== undefined) named.add(operation.multipart)
     if (operation.answer.schema !== undefined) named.add(operation.answer.schema)
+    if (operation.errorBody !== undefined) named.add(operation.errorBody)
   }
   const withQuery = described.filter(({ operation }) => operation.query !== undefined)
   const compiled = compile([...named], withQuery.flatMap(({ operation }) => operation.query ?? []))

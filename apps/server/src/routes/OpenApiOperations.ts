@@ -8,6 +8,7 @@ import * as AssistantOperations from "./openapi/AssistantOperations.ts"
 import * as ConsoleOperations from "./openapi/ConsoleOperations.ts"
 import * as FileOperations from "./openapi/FileOperations.ts"
 import * as InferenceOperations from "./openapi/InferenceOperations.ts"
+import * as MessagesOperations from "./openapi/MessagesOperations.ts"
 import type { Operation } from "./openapi/OperationShapes.ts"
 import * as PolicyOperations from "./openapi/PolicyOperations.ts"
 import * as PromptOperations from "./openapi/PromptOperations.ts"
@@ -25,6 +26,7 @@ export const operations: Readonly<Record<string, Operation>> = {
   ...InferenceOperations.operations,
   ...PolicyOperations.operations,
   ...PromptOperations.operations,
+  ...MessagesOperations.operations,
   ...ResponsesOperations.operations,
   ...ServiceOperations.operations,
   ...StoredObjectOperations.operations

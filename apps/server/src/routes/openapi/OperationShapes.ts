@@ -3,8 +3,8 @@
  * description may name, the tags, and the helpers the per-area descriptions share.
  */
 import { RequestContext } from "@switchyard/core"
-import { ResponsesRequest } from "@switchyard/responses-format"
 import { Feedback } from "@switchyard/guardrails"
+import { MessagesError, MessagesRequest } from "@switchyard/messages-format"
 import {
   Assistant,
   Batch,
@@ -23,6 +23,7 @@ import {
   ThreadRun,
   UsageLimitsPolicy
 } from "@switchyard/protocol"
+import { ResponsesRequest } from "@switchyard/responses-format"
 import { Schema } from "effect"
 
 /** The multipart body of `POST /v1/files`. */
@@ -48,6 +49,9 @@ export type SchemaName =
   | "CompletionRequest"
   | "EmbeddingRequest"
   | "ResponsesRequest"
+  | "MessagesRequest"
+  | "CountTokensRequest"
+  | "MessagesErrorBody"
   | "CreateApiKey"
   | "CreateIntegration"
   | "CreateVirtualKey"
@@ -93,6 +97,9 @@ export const schemas: Readonly<Record<SchemaName, Schema.Top>> = {
   CompletionRequest: CompletionRequest.CompletionRequest,
   EmbeddingRequest: EmbeddingRequest.EmbeddingRequest,
   ResponsesRequest: ResponsesRequest.ResponsesRequest,
+  MessagesRequest: MessagesRequest.MessagesRequest,
+  CountTokensRequest: MessagesRequest.CountTokensRequest,
+  MessagesErrorBody: MessagesError.ErrorBody,
   CreateApiKey: StoredObjectRequests.CreateApiKey,
   CreateIntegration: StoredObjectRequests.CreateIntegration,
   CreateVirtualKey: StoredObjectRequests.CreateVirtualKey,
@@ -193,6 +200,8 @@ export interface Operation {
   readonly errors?: ReadonlyArray<409 | 503>
   /** The route chooses a provider and answers with the provider's own failures too. */
   readonly upstream?: boolean
+  /** The body of its error answers, when not the gateway's envelope (the Messages routes answer Anthropic's). */
+  readonly errorBody?: SchemaName
 }
 
 /** Headers that choose and steer the provider (extensions.md, "Choosing the provider"). */

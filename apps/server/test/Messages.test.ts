@@ -1,0 +1,339 @@
+/**
+ * POST /v1/messages end to end, with Anthropic's own client (`@anthropic-ai/sdk`): through the
+ * gateway to the Anthropic fake (native) and to the OpenAI fake (translated). The client must
+ * assemble from the gateway's answer the same Message it assembles from the vendor's.
+ */
+import Anthropic from "@anthropic-ai/sdk"
+import { Behaviour, FakeAnthropic, FakeOpenAI } from "@switchyard/fake-providers"
+import { ChatToMessage } from "@switchyard/messages-format"
+import OpenAI from "openai"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import * as GatewayProcess from "./support/GatewayProcess.ts"
+import { goldenTranscript, sseOf } from "./support/MessagesTranscripts.ts"
+
+let anthropic: FakeAnthropic.FakeAnthropic
+let openai: FakeOpenAI.FakeOpenAI
+let gateway: GatewayProcess.GatewayProcess
+
+beforeAll(async () => {
+  anthropic = await FakeAnthropic.start({ apiKey: "sk-ant-test" })
+  openai = await FakeOpenAI.start()
+  gateway = await GatewayProcess.start()
+})
+beforeEach(() => {
+  anthropic.reset()
+  openai.reset()
+})
+afterAll(async () => {
+  await gateway?.stop()
+  await openai?.close()
+  await anthropic?.close()
+})
+
+/** Anthropic's client with the provider's key as its own and the gateway key in `x-gateway-api-key`. */
+const viaGateway = (provider: "anthropic" | "openai", headers: Record<string, string> = {}) =>
+  new Anthropic({
+    apiKey: provider === "anthropic" ? "sk-ant-test" : "sk-openai",
+    baseURL: gateway.baseUrl,
+    maxRetries: 0,
+    defaultHeaders: {
+      "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+      "x-gateway-provider": provider,
+      "x-gateway-custom-host": provider === "anthropic" ? anthropic.baseUrl : openai.baseUrl,
+      ...headers
+    }
+  })
+
+/** Anthropic's client sending only the gateway key, as its own; the provider comes from a config. */
+const withGatewayKeyOnly = (headers: Record<string, string>) =>
+  new Anthropic({ apiKey: GatewayProcess.ADMIN_KEY, baseURL: gateway.baseUrl, maxRetries: 0, defaultHeaders: headers })
+
+// the fake checks Anthropic's documented headers (`x-api-key`, a version it knows); this client
+// sends its key as a bearer token and a newer version
+const direct = () =>
+  new Anthropic({
+    apiKey: "sk-ant-test",
+    baseURL: anthropic.baseUrl,
+    maxRetries: 0,
+    defaultHeaders: { "x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01" }
+  })
+
+/** Ids and signatures carry the fake's reply ordinal, which differs between the two calls. */
+const normalized = (message: unknown): unknown =>
+  JSON.parse(JSON.stringify(message).replace(/(msg_fake_|toolu_fake_|sig-fake-)\d+/g, "$1N"))
+
+const user = (text: string) => ({ role: "user" as const, content: [{ type: "text" as const, text }] })
+const weather = {
+  name: "get_weather",
+  description: "Weather",
+  input_schema: { type: "object" as const, properties: {} }
+}
+
+describe("/v1/messages to an Anthropic target", () => {
+  const cases: ReadonlyArray<readonly [string, Anthropic.MessageCreateParamsNonStreaming, FakeAnthropic.Message?]> = [
+    ["text", { model: "claude-sonnet-4-5", max_tokens: 64, messages: [user("hello there")] }],
+    [
+      "parallel tool use",
+      { model: "claude-sonnet-4-5", max_tokens: 64, messages: [user("weather?")], tools: [weather] },
+      FakeAnthropic.message({
+        content: [
+          { type: "text", text: "Checking." },
+          { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } },
+          { type: "tool_use", id: "toolu_b", name: "get_weather", input: { city: "Rome", days: [1, 2] } }
+        ],
+        stop_reason: "tool_use"
+      })
+    ],
+    [
+      "thinking",
+      {
+        model: "claude-sonnet-4-5",
+        max_tokens: 2048,
+        messages: [user("why?")],
+        thinking: { type: "enabled", budget_tokens: 1024 }
+      }
+    ],
+    ["a stop sequence", {
+      model: "claude-sonnet-4-5",
+      max_tokens: 64,
+      messages: [user("one two ### three")],
+      stop_sequences: ["###"]
+    }],
+    ["max_tokens", { model: "claude-sonnet-4-5", max_tokens: 2, messages: [user("one two three four")] }]
+  ]
+
+  for (const [name, params, reply] of cases) {
+    it(`assembles the same Message as from Anthropic itself: ${name}, plain and streamed`, async () => {
+      const run = async (client: Anthropic) => {
+        if (reply !== undefined) anthropic.enqueue(reply)
+        const plain = await client.messages.create(params)
+        if (reply !== undefined) anthropic.enqueue(reply)
+        const streamed = await client.messages.stream(params).finalMessage()
+        return { plain: normalized(plain), streamed: normalized(streamed) }
+      }
+      const vendor = await run(direct())
+      const sentDirect = anthropic.requests.map((request) => request.body)
+      const ours = await run(viaGateway("anthropic"))
+      expect(ours.plain).toEqual(vendor.plain)
+      expect(ours.streamed).toEqual(vendor.streamed)
+      // the Anthropic target got the request in its own shape, as the client sent it
+      const sentOurs = anthropic.requests.slice(sentDirect.length).map((request) => request.body)
+      expect(sentOurs).toEqual(sentDirect)
+    })
+  }
+
+  it("sends earlier thinking blocks back with their signatures, and tool results after the calls", async () => {
+    const params: Anthropic.MessageCreateParamsNonStreaming = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 2048,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      tools: [weather],
+      messages: [
+        user("weather in Paris?"),
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Call the tool.", signature: "sig-1" },
+            { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } }
+          ]
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "sunny" }] }
+      ]
+    }
+    await direct().messages.create(params)
+    await viaGateway("anthropic").messages.create(params)
+    const [sentDirect, sentOurs] = anthropic.requests.map((request) => request.body)
+    // a tool result's text comes back as a text block: the same content in Anthropic's other form
+    const asBlocks = JSON.parse(
+      JSON.stringify(Object(sentDirect).messages).replace(
+        "\"content\":\"sunny\"",
+        "\"content\":[{\"type\":\"text\",\"text\":\"sunny\"}]"
+      )
+    )
+    expect(Object(sentOurs).messages).toEqual(asBlocks)
+  })
+})
+
+describe("/v1/messages to an OpenAI-format target", () => {
+  const transcripts = ["text", "tool-use-split-arguments", "parallel-tool-calls", "stop-max-tokens"] as const
+  const params = { model: "gpt-4o", max_tokens: 256, messages: [user("hello")], tools: [weather] }
+
+  for (const name of transcripts) {
+    it(`assembles from the translated stream the Message of the vendor's own stream: ${name}`, async () => {
+      const sse = sseOf(goldenTranscript(name).chunks)
+      const replay = Behaviour.json(200, sse, { "content-type": "text/event-stream" })
+      // what OpenAI's own client assembles from the vendor's stream, as a Message
+      openai.enqueue(replay)
+      const vendor = await new OpenAI({ apiKey: "sk-openai", baseURL: openai.baseUrl, maxRetries: 0 }).chat.completions
+        .stream({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }], stream: true })
+        .finalChatCompletion()
+      openai.enqueue(replay)
+      const stream = viaGateway("openai").messages.stream(params)
+      const events: Array<Anthropic.MessageStreamEvent> = []
+      // the client goes on to fill message_start's message as its snapshot: each event is kept as it came
+      stream.on("streamEvent", (event) => events.push(structuredClone(event)))
+      const ours = await stream.finalMessage()
+      const { usage: _, ...expected } = ChatToMessage.toMessage(vendor) ?? {}
+      expect(ours).toMatchObject(expected)
+      expect(ours.usage).toMatchObject({
+        input_tokens: vendor.usage?.prompt_tokens,
+        output_tokens: vendor.usage?.completion_tokens
+      })
+      // the golden event sequence, but for message_start's estimate, which depends on the request
+      const golden = goldenTranscript(name).events.map(withoutEstimate)
+      expect(events.map(withoutEstimate)).toEqual(golden)
+      expect(events[0]?.type === "message_start" && events[0].message.usage.input_tokens).toBeGreaterThan(0)
+    })
+  }
+
+  it("translates the request: system, tools, tool choice, stop sequences, max_tokens, usage asked for", async () => {
+    openai.enqueue(Behaviour.json(200, sseOf(goldenTranscript("text").chunks), { "content-type": "text/event-stream" }))
+    await viaGateway("openai").messages.stream({
+      model: "gpt-4o",
+      max_tokens: 100,
+      system: "Be brief.",
+      messages: [user("hi")],
+      tools: [weather],
+      tool_choice: { type: "any", disable_parallel_tool_use: true },
+      stop_sequences: ["###"],
+      temperature: 0.2
+    }).finalMessage()
+    expect(openai.requests.at(-1)?.body).toEqual({
+      model: "gpt-4o",
+      max_tokens: 100,
+      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: [{ type: "text", text: "hi" }] }],
+      tools: [{
+        type: "function",
+        function: { name: "get_weather", description: "Weather", parameters: weather.input_schema }
+      }],
+      tool_choice: "required",
+      parallel_tool_calls: false,
+      stop: ["###"],
+      temperature: 0.2,
+      stream: true,
+      stream_options: { include_usage: true }
+    })
+  })
+
+  it("answers a plain request with the Message of the chat answer", async () => {
+    const message = await viaGateway("openai").messages.create({
+      model: "gpt-4o",
+      max_tokens: 64,
+      messages: [user("hi")]
+    })
+    expect(message).toMatchObject({ type: "message", role: "assistant", stop_reason: "end_turn" })
+    expect(message.content[0]?.type).toBe("text")
+    expect(message.usage.input_tokens).toBeGreaterThan(0)
+  })
+
+  it("ends a cut stream with an error event the client raises", async () => {
+    const transcript = goldenTranscript("cut-stream")
+    openai.enqueue(
+      Behaviour.json(200, sseOf(transcript.chunks, { done: false }), { "content-type": "text/event-stream" })
+    )
+    const response = await fetch(`${gateway.baseUrl}/v1/messages`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${GatewayProcess.ADMIN_KEY}`,
+        "x-gateway-config": JSON.stringify({ provider: "openai", api_key: "sk-openai", custom_host: openai.baseUrl })
+      },
+      body: JSON.stringify({ model: "gpt-4o", max_tokens: 64, messages: [user("hi")], stream: true })
+    })
+    const text = await response.text()
+    const names = [...text.matchAll(/^event: (.+)$/gm)].map((match) => match[1])
+    expect(names).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      "error"
+    ])
+    expect(text).toContain(`"type":"api_error"`)
+    openai.enqueue(Behaviour.cutStream(2))
+    await expect(
+      viaGateway("openai").messages.stream({ model: "gpt-4o", max_tokens: 64, messages: [user("hi")] }).finalMessage()
+    )
+      .rejects.toThrow()
+  })
+})
+
+describe("/v1/messages errors, in Anthropic's shape", () => {
+  it("answers 400 invalid_request_error naming the field", async () => {
+    const error = await viaGateway("openai").messages
+      .create({ model: "gpt-4o", messages: [user("hi")] } as unknown as Anthropic.MessageCreateParamsNonStreaming)
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError)
+    expect(Object(error).error).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: "max_tokens: is required" }
+    })
+  })
+
+  it("answers 401 authentication_error for a key the gateway does not know", async () => {
+    const client = new Anthropic({ apiKey: "not-a-key", baseURL: gateway.baseUrl, maxRetries: 0 })
+    const error = await client.messages.create({ model: "m", max_tokens: 5, messages: [user("hi")] })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.AuthenticationError)
+    expect(Object(error).error.error.type).toBe("authentication_error")
+  })
+
+  it("passes an upstream 429 on as rate_limit_error", async () => {
+    openai.enqueue(Behaviour.json(429, { error: { message: "slow down", type: "rate_limit" } }))
+    const error = await viaGateway("openai").messages.create({ model: "gpt-4o", max_tokens: 5, messages: [user("hi")] })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError)
+    expect(Object(error).error.error.type).toBe("rate_limit_error")
+  })
+})
+
+describe("/v1/messages runs the gateway pipeline", () => {
+  const config = (extra: Record<string, unknown>) =>
+    JSON.stringify({ provider: "openai", api_key: "sk-openai", custom_host: openai.baseUrl, ...extra })
+
+  it("retries as the config says", async () => {
+    openai.enqueue(Behaviour.json(500, { error: { message: "boom" } }))
+    const client = viaGateway("openai", {
+      "x-gateway-config": config({ retry: { attempts: 1, on_status_codes: [500] } })
+    })
+    const message = await client.messages.create({ model: "gpt-4o", max_tokens: 5, messages: [user("retry me")] })
+    expect(message.type).toBe("message")
+    expect(openai.requests).toHaveLength(2)
+  })
+
+  it("answers a repeat from the cache", async () => {
+    const body = { model: "gpt-4o", max_tokens: 5, messages: [user(`cache me ${Date.now()}`)] }
+    const client = withGatewayKeyOnly({ "x-gateway-config": config({ cache: { mode: "simple", max_age: 60 } }) })
+    const first = await client.messages.create(body).withResponse()
+    const second = await client.messages.create(body).withResponse()
+    expect(first.response.headers.get("x-gateway-cache-status")).toBe("MISS")
+    expect(second.response.headers.get("x-gateway-cache-status")).toBe("HIT")
+    expect(second.data).toEqual(first.data)
+    expect(openai.requests).toHaveLength(1)
+  })
+})
+
+describe("/v1/messages/count_tokens", () => {
+  it("answers an estimate of the input tokens", async () => {
+    const counted = await viaGateway("openai").messages.countTokens({
+      model: "gpt-4o",
+      system: "Be brief.",
+      messages: [user("How many tokens is this sentence?")]
+    })
+    expect(counted.input_tokens).toBeGreaterThan(5)
+    expect(counted.input_tokens).toBeLessThan(30)
+  })
+
+  it("refuses a body without messages with 400 naming them", async () => {
+    const error = await viaGateway("openai").messages
+      .countTokens({ model: "gpt-4o" } as unknown as Anthropic.MessageCountTokensParams)
+      .catch((caught: unknown) => caught)
+    expect(Object(error).error.error).toEqual({ type: "invalid_request_error", message: "messages: is required" })
+  })
+})
+
+const withoutEstimate = (event: unknown): unknown => {
+  const copy = JSON.parse(JSON.stringify(event))
+  if (copy.type === "message_start") copy.message.usage.input_tokens = "estimate"
+  return copy
+}
