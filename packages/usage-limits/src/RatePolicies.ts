@@ -15,9 +15,9 @@
 import { GatewayError } from "@switchyard/core"
 import { RateLimitPolicy, UsageLimitsPolicy } from "@switchyard/protocol"
 import { Clock, Context, Duration, Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { ActiveCache } from "./internal/ActiveCache.ts"
+import * as PolicyStore from "./internal/PolicyStore.ts"
 
 export interface RatePolicy {
   readonly id: string
@@ -38,9 +38,7 @@ const windows = { rpm: Duration.minutes(1), rph: Duration.hours(1), rpd: Duratio
 /** The window of a unit. */
 export const windowOf = (unit: RatePolicy["unit"]): Duration.Duration => windows[unit]
 
-const Millis = Schema.Union([Schema.Finite, Schema.NumberFromString])
-const Conditions = Schema.fromJsonString(Schema.Array(UsageLimitsPolicy.PolicyCondition))
-const GroupBy = Schema.fromJsonString(Schema.Array(UsageLimitsPolicy.PolicyGroupBy))
+const { ConditionsColumn, GroupByColumn, Millis } = PolicyStore
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -50,14 +48,12 @@ const Row = Schema.Struct({
   unit: RateLimitPolicy.RateLimitUnit,
   value: Millis,
   status: Schema.Literals(["active", "archived"]),
-  conditions: Conditions,
-  group_by: GroupBy,
+  conditions: ConditionsColumn,
+  group_by: GroupByColumn,
   created_at: Millis,
   last_updated_at: Millis
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
-const encodeConditions = Schema.encodeSync(Conditions)
-const encodeGroupBy = Schema.encodeSync(GroupBy)
 
 const toPolicy = (row: typeof Row.Type): RatePolicy => ({
   id: row.id,
@@ -89,14 +85,33 @@ export const toWire = (policy: RatePolicy) => ({
   last_updated_at: new Date(policy.lastUpdatedAt).toISOString()
 })
 
-const internal = <A>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError>) =>
-  Effect.catch(effect, (error) =>
-    Effect.andThen(
-      Effect.logError(`rate-limit policies: ${error.message}`),
-      Effect.fail(new GatewayError.InternalError({ message: `rate-limit policies: ${error.message}` }))
-    ))
+const table: PolicyStore.PolicyTable<RatePolicy> = {
+  table: "rate_limit_policies",
+  noun: { one: "rate-limit policy", many: "rate-limit policies" },
+  decode: (rows) => Effect.map(decodeRows(rows), (decoded) => decoded.map(toPolicy)),
+  insertColumns: (policy) => ({
+    id: policy.id,
+    workspace_id: policy.workspaceId,
+    name: policy.name,
+    type: policy.type,
+    unit: policy.unit,
+    value: policy.value,
+    status: policy.status,
+    conditions: PolicyStore.encodeConditions(policy.conditions),
+    group_by: PolicyStore.encodeGroupBy(policy.groupBy),
+    created_at: policy.createdAt,
+    last_updated_at: policy.lastUpdatedAt
+  }),
+  updateColumns: (policy) => ({
+    name: policy.name,
+    unit: policy.unit,
+    value: policy.value,
+    status: policy.status,
+    last_updated_at: policy.lastUpdatedAt
+  })
+}
 
-type Status = "active" | "archived"
+type Status = PolicyStore.Status
 type Failure = GatewayError.NotFound | GatewayError.InternalError
 
 export class RatePolicies extends Context.Service<RatePolicies, {
@@ -121,40 +136,11 @@ export class RatePolicies extends Context.Service<RatePolicies, {
   static readonly layer: Layer.Layer<RatePolicies, never, SqlClient.SqlClient> = Layer.effect(
     RatePolicies,
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const cache = new ActiveCache<RatePolicy>()
-      const select = (workspaceId: string, status: string, id?: string) =>
-        internal(
-          (id === undefined
-            ? sql`SELECT * FROM rate_limit_policies WHERE workspace_id = ${workspaceId} AND status = ${status} ORDER BY created_at DESC, id`
-            : sql`SELECT * FROM rate_limit_policies WHERE workspace_id = ${workspaceId} AND status = ${status} AND id = ${id}`)
-            .pipe(Effect.flatMap(decodeRows), Effect.map((rows) => rows.map(toPolicy)))
-        )
-      const get = (workspaceId: string, id: string, status: Status) =>
-        Effect.flatMap(select(workspaceId, status, id), ([found]) =>
-          found === undefined
-            ? Effect.fail(
-              new GatewayError.NotFound({ message: `no ${status} rate-limit policy ${id} in this workspace` })
-            )
-            : Effect.succeed(found))
-      const write = (policy: RatePolicy) =>
-        internal(sql`UPDATE rate_limit_policies SET ${
-          sql.update({
-            name: policy.name,
-            unit: policy.unit,
-            value: policy.value,
-            status: policy.status,
-            last_updated_at: policy.lastUpdatedAt
-          })
-        } WHERE id = ${policy.id}`).pipe(
-          Effect.tap(() => Effect.sync(() => cache.invalidate(policy.workspaceId))),
-          Effect.as(policy)
-        )
+      const store = PolicyStore.make(yield* SqlClient.SqlClient, table)
       return RatePolicies.of({
         create: (workspaceId, body) =>
-          Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
-            const policy: RatePolicy = {
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            store.insert({
               id: randomUUID(),
               workspaceId,
               name: body.name ?? null,
@@ -166,35 +152,13 @@ export class RatePolicies extends Context.Service<RatePolicies, {
               groupBy: body.group_by,
               createdAt: now,
               lastUpdatedAt: now
-            }
-            const seconds = Math.floor(now / 1000)
-            yield* internal(sql.withTransaction(Effect.andThen(
-              sql`INSERT INTO workspaces (id, name, created_at) VALUES (${workspaceId}, ${workspaceId}, ${seconds}) ON CONFLICT (id) DO NOTHING`,
-              sql`INSERT INTO rate_limit_policies ${
-                sql.insert({
-                  id: policy.id,
-                  workspace_id: workspaceId,
-                  name: policy.name,
-                  type: policy.type,
-                  unit: policy.unit,
-                  value: policy.value,
-                  status: policy.status,
-                  conditions: encodeConditions(policy.conditions),
-                  group_by: encodeGroupBy(policy.groupBy),
-                  created_at: now,
-                  last_updated_at: now
-                })
-              }`
-            )))
-            cache.invalidate(workspaceId)
-            return policy
-          }),
-        list: (workspaceId, status) => select(workspaceId, status),
-        get,
+            })),
+        list: store.list,
+        get: store.get,
         update: (workspaceId, id, body) =>
           Effect.gen(function*() {
-            const found = yield* get(workspaceId, id, "active")
-            return yield* write({
+            const found = yield* store.get(workspaceId, id, "active")
+            return yield* store.write({
               ...found,
               name: body.name === undefined ? found.name : body.name,
               unit: body.unit ?? found.unit,
@@ -202,12 +166,8 @@ export class RatePolicies extends Context.Service<RatePolicies, {
               lastUpdatedAt: yield* Clock.currentTimeMillis
             })
           }),
-        archive: (workspaceId, id) =>
-          Effect.gen(function*() {
-            const found = yield* get(workspaceId, id, "active")
-            return yield* write({ ...found, status: "archived", lastUpdatedAt: yield* Clock.currentTimeMillis })
-          }),
-        active: (workspaceId) => cache.get(workspaceId, select(workspaceId, "active"))
+        archive: store.archive,
+        active: store.active
       })
     })
   )

@@ -16,9 +16,9 @@
 import { GatewayError } from "@switchyard/core"
 import { UsageLimitsPolicy } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { ActiveCache } from "./internal/ActiveCache.ts"
+import * as PolicyStore from "./internal/PolicyStore.ts"
 
 /** The organisation of policies created with an API key, which names none. */
 export const DEFAULT_ORGANISATION_ID = "00000000-0000-4000-8000-000000000001"
@@ -44,9 +44,7 @@ export interface UsagePolicy {
   readonly lastUpdatedAt: number
 }
 
-const Millis = Schema.Union([Schema.Finite, Schema.NumberFromString])
-const Conditions = Schema.fromJsonString(Schema.Array(UsageLimitsPolicy.PolicyCondition))
-const GroupBy = Schema.fromJsonString(Schema.Array(UsageLimitsPolicy.PolicyGroupBy))
+const { ConditionsColumn, GroupByColumn, Millis } = PolicyStore
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -55,8 +53,8 @@ const Row = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   type: UsageLimitsPolicy.PolicyType,
   status: Schema.Literals(["active", "archived"]),
-  conditions: Conditions,
-  group_by: GroupBy,
+  conditions: ConditionsColumn,
+  group_by: GroupByColumn,
   credit_limit: Millis,
   alert_threshold: Schema.NullOr(Millis),
   periodic_reset: Schema.NullOr(UsageLimitsPolicy.PeriodicReset),
@@ -66,8 +64,6 @@ const Row = Schema.Struct({
   last_updated_at: Millis
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
-const encodeConditions = Schema.encodeSync(Conditions)
-const encodeGroupBy = Schema.encodeSync(GroupBy)
 
 const toPolicy = (row: typeof Row.Type): UsagePolicy => ({
   id: row.id,
@@ -109,15 +105,38 @@ export const toWire = (
   ...(usage === undefined ? {} : { value_key_usage_map: usage })
 })
 
-const internal = <A>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError>) =>
-  Effect.catch(effect, (error) =>
-    Effect.andThen(
-      Effect.logError(`usage-limit policies: ${error.message}`),
-      Effect.fail(new GatewayError.InternalError({ message: `usage-limit policies: ${error.message}` }))
-    ))
-
-const notFound = (id: string, status: string) =>
-  new GatewayError.NotFound({ message: `no ${status} usage-limit policy ${id} in this workspace` })
+const table: PolicyStore.PolicyTable<UsagePolicy> = {
+  table: "usage_limit_policies",
+  noun: { one: "usage-limit policy", many: "usage-limit policies" },
+  decode: (rows) => Effect.map(decodeRows(rows), (decoded) => decoded.map(toPolicy)),
+  insertColumns: (policy) => ({
+    id: policy.id,
+    workspace_id: policy.workspaceId,
+    organisation_id: policy.organisationId,
+    name: policy.name,
+    type: policy.type,
+    status: policy.status,
+    conditions: PolicyStore.encodeConditions(policy.conditions),
+    group_by: PolicyStore.encodeGroupBy(policy.groupBy),
+    credit_limit: policy.creditLimit,
+    alert_threshold: policy.alertThreshold,
+    periodic_reset: policy.periodicReset,
+    epoch: policy.epoch,
+    reset_at: policy.resetAt,
+    created_at: policy.createdAt,
+    last_updated_at: policy.lastUpdatedAt
+  }),
+  updateColumns: (policy) => ({
+    name: policy.name,
+    status: policy.status,
+    credit_limit: policy.creditLimit,
+    alert_threshold: policy.alertThreshold,
+    periodic_reset: policy.periodicReset,
+    epoch: policy.epoch,
+    reset_at: policy.resetAt,
+    last_updated_at: policy.lastUpdatedAt
+  })
+}
 
 type Failure = GatewayError.NotFound | GatewayError.InvalidRequest | GatewayError.InternalError
 
@@ -128,12 +147,12 @@ export class UsagePolicies extends Context.Service<UsagePolicies, {
   ) => Effect.Effect<UsagePolicy, GatewayError.InternalError>
   readonly list: (
     workspaceId: string,
-    status: "active" | "archived"
+    status: PolicyStore.Status
   ) => Effect.Effect<ReadonlyArray<UsagePolicy>, GatewayError.InternalError>
   readonly get: (
     workspaceId: string,
     id: string,
-    status: "active" | "archived"
+    status: PolicyStore.Status
   ) => Effect.Effect<UsagePolicy, GatewayError.NotFound | GatewayError.InternalError>
   readonly update: (
     workspaceId: string,
@@ -150,41 +169,11 @@ export class UsagePolicies extends Context.Service<UsagePolicies, {
   static readonly layer: Layer.Layer<UsagePolicies, never, SqlClient.SqlClient> = Layer.effect(
     UsagePolicies,
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const cache = new ActiveCache<UsagePolicy>()
-      const select = (workspaceId: string, status: string, id?: string) =>
-        internal(
-          (id === undefined
-            ? sql`SELECT * FROM usage_limit_policies WHERE workspace_id = ${workspaceId} AND status = ${status} ORDER BY created_at DESC, id`
-            : sql`SELECT * FROM usage_limit_policies WHERE workspace_id = ${workspaceId} AND status = ${status} AND id = ${id}`)
-            .pipe(Effect.flatMap(decodeRows), Effect.map((rows) => rows.map(toPolicy)))
-        )
-      const get = (workspaceId: string, id: string, status: "active" | "archived") =>
-        Effect.flatMap(
-          select(workspaceId, status, id),
-          ([found]) => found === undefined ? Effect.fail(notFound(id, status)) : Effect.succeed(found)
-        )
-      const write = (policy: UsagePolicy) =>
-        Effect.as(
-          internal(sql`UPDATE usage_limit_policies SET ${
-            sql.update({
-              name: policy.name,
-              status: policy.status,
-              credit_limit: policy.creditLimit,
-              alert_threshold: policy.alertThreshold,
-              periodic_reset: policy.periodicReset,
-              epoch: policy.epoch,
-              reset_at: policy.resetAt,
-              last_updated_at: policy.lastUpdatedAt
-            })
-          } WHERE id = ${policy.id}`),
-          policy
-        ).pipe(Effect.tap(() => Effect.sync(() => cache.invalidate(policy.workspaceId))))
+      const store = PolicyStore.make(yield* SqlClient.SqlClient, table)
       return UsagePolicies.of({
         create: (workspaceId, body) =>
-          Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
-            const policy: UsagePolicy = {
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            store.insert({
               id: randomUUID(),
               workspaceId,
               organisationId: body.organisation_id ?? DEFAULT_ORGANISATION_ID,
@@ -200,38 +189,12 @@ export class UsagePolicies extends Context.Service<UsagePolicies, {
               resetAt: null,
               createdAt: now,
               lastUpdatedAt: now
-            }
-            const seconds = Math.floor(now / 1000)
-            yield* internal(sql.withTransaction(Effect.andThen(
-              sql`INSERT INTO workspaces (id, name, created_at) VALUES (${workspaceId}, ${workspaceId}, ${seconds}) ON CONFLICT (id) DO NOTHING`,
-              sql`INSERT INTO usage_limit_policies ${
-                sql.insert({
-                  id: policy.id,
-                  workspace_id: workspaceId,
-                  organisation_id: policy.organisationId,
-                  name: policy.name,
-                  type: policy.type,
-                  status: policy.status,
-                  conditions: encodeConditions(policy.conditions),
-                  group_by: encodeGroupBy(policy.groupBy),
-                  credit_limit: policy.creditLimit,
-                  alert_threshold: policy.alertThreshold,
-                  periodic_reset: policy.periodicReset,
-                  epoch: 0,
-                  reset_at: null,
-                  created_at: now,
-                  last_updated_at: now
-                })
-              }`
-            )))
-            cache.invalidate(workspaceId)
-            return policy
-          }),
-        list: (workspaceId, status) => select(workspaceId, status),
-        get,
+            })),
+        list: store.list,
+        get: store.get,
         update: (workspaceId, id, body) =>
           Effect.gen(function*() {
-            const found = yield* get(workspaceId, id, "active")
+            const found = yield* store.get(workspaceId, id, "active")
             const creditLimit = body.credit_limit ?? found.creditLimit
             const alertThreshold = body.alert_threshold === undefined ? found.alertThreshold : body.alert_threshold
             if (alertThreshold !== null && alertThreshold >= creditLimit) {
@@ -240,7 +203,7 @@ export class UsagePolicies extends Context.Service<UsagePolicies, {
                 param: "alert_threshold"
               })
             }
-            return yield* write({
+            return yield* store.write({
               ...found,
               name: body.name === undefined ? found.name : body.name,
               creditLimit,
@@ -249,18 +212,14 @@ export class UsagePolicies extends Context.Service<UsagePolicies, {
               lastUpdatedAt: yield* Clock.currentTimeMillis
             })
           }),
-        archive: (workspaceId, id) =>
-          Effect.gen(function*() {
-            const found = yield* get(workspaceId, id, "active")
-            return yield* write({ ...found, status: "archived", lastUpdatedAt: yield* Clock.currentTimeMillis })
-          }),
+        archive: store.archive,
         reset: (workspaceId, id) =>
           Effect.gen(function*() {
-            const found = yield* get(workspaceId, id, "active")
+            const found = yield* store.get(workspaceId, id, "active")
             const now = yield* Clock.currentTimeMillis
-            return yield* write({ ...found, epoch: found.epoch + 1, resetAt: now, lastUpdatedAt: now })
+            return yield* store.write({ ...found, epoch: found.epoch + 1, resetAt: now, lastUpdatedAt: now })
           }),
-        active: (workspaceId) => cache.get(workspaceId, select(workspaceId, "active"))
+        active: store.active
       })
     })
   )
