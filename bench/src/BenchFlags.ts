@@ -11,6 +11,8 @@ export interface BenchFlags {
   readonly gatewayStandIn: boolean
   readonly fallback: boolean
   readonly cache: boolean
+  /** Also measure POST /v1/messages translated to the OpenAI-format fake. */
+  readonly messages: boolean
   /** Redis for the `--limits` variant with shared counters; undefined: that variant is skipped. */
   readonly limits: boolean
   readonly limitsRedis: string | undefined
@@ -27,6 +29,7 @@ export const usage = `node bench/src/main.ts [flags]
   --connections <list>      concurrent connections, comma-separated (default 50,1)
   --stream-chunk-delay <ms> gap between the fake's chunks in the streaming check (default 100)
   --cache                   also measure the gateway answering from its cache
+  --messages                also measure POST /v1/messages (Anthropic format in, translated to the OpenAI-format fake)
   --fallback                also measure the gateway through a fallback whose first target is down
   --limits                  also measure the gateway with one usage-limits and one rate-limit policy
                             matching every request (counters in SQLite, rate windows in memory)
@@ -50,6 +53,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
       portkey: { type: "boolean", default: false },
       fallback: { type: "boolean", default: false },
       cache: { type: "boolean", default: false },
+      messages: { type: "boolean", default: false },
       limits: { type: "boolean", default: false },
       "limits-redis": { type: "string" },
       otlp: { type: "boolean", default: false },
@@ -68,6 +72,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     gatewayStandIn: values["gateway-stand-in"],
     fallback: values.fallback,
     cache: values.cache,
+    messages: values.messages,
     limits: values.limits,
     limitsRedis: values["limits-redis"],
     otlp: values.otlp,

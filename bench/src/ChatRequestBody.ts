@@ -11,3 +11,14 @@ export const chatRequest = {
 }
 
 export const chatPath = "/v1/chat/completions"
+
+/** The same conversation as an Anthropic Messages request, for `--messages`. */
+export const messagesRequest = {
+  model: chatRequest.model,
+  max_tokens: 256,
+  temperature: chatRequest.temperature,
+  system: chatRequest.messages[0]?.content,
+  messages: chatRequest.messages.slice(1)
+}
+
+export const messagesPath = "/v1/messages"

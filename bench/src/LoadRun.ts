@@ -9,6 +9,8 @@ export interface Target {
   readonly headers: Readonly<Record<string, string>>
   /** The server process, for its memory; null when it is not ours to watch. */
   readonly pid: number | null
+  /** The request body, when the target does not take the chat one (`--messages`). */
+  readonly request?: Readonly<Record<string, unknown>>
 }
 
 export interface LoadResult {

@@ -49,7 +49,8 @@ const streamOnce = async (target: Target, body: unknown, timeoutMs: number): Pro
     firstChunkMs,
     totalMs: performance.now() - started,
     chunksReceived,
-    completed: text.includes("data: [DONE]")
+    // an Anthropic-format stream (`--messages`) ends with message_stop instead
+    completed: text.includes("data: [DONE]") || text.includes("event: message_stop")
   }
 }
 

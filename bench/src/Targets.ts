@@ -1,4 +1,4 @@
-import { chatPath } from "./ChatRequestBody.ts"
+import { chatPath, messagesPath, messagesRequest } from "./ChatRequestBody.ts"
 import type { Target } from "./LoadRun.ts"
 import { benchAdminKey, type RunningServer } from "./ServerProcesses.ts"
 
@@ -21,6 +21,16 @@ export const gatewayTarget = (server: RunningServer, upstreamBaseUrl: string, na
     "authorization": "Bearer sk-bench"
   },
   pid: server.pid
+})
+
+/**
+ * The gateway's Anthropic Messages route to the same OpenAI-format fake: a request translated in
+ * and its answer translated back, against the chat path's throughput.
+ */
+export const gatewayMessagesTarget = (server: RunningServer, upstreamBaseUrl: string): Target => ({
+  ...gatewayTarget(server, upstreamBaseUrl, "switchyard messages (translated)"),
+  url: `${server.origin}${messagesPath}`,
+  request: messagesRequest
 })
 
 export const portkeyTarget = (server: RunningServer, upstreamBaseUrl: string): Target => ({

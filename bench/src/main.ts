@@ -26,6 +26,7 @@ import {
   bareProxyTarget,
   gatewayCacheTarget,
   gatewayFallbackTarget,
+  gatewayMessagesTarget,
   gatewayTarget,
   portkeyTarget
 } from "./Targets.ts"
@@ -111,6 +112,12 @@ try {
         streaming: async (slowBaseUrl) => gatewayTarget(traced, slowBaseUrl, name)
       })
     }
+    if (flags.messages) {
+      contenders.push({
+        load: gatewayMessagesTarget(gateway, upstreamBaseUrl),
+        streaming: async (slowBaseUrl) => gatewayMessagesTarget(gateway, slowBaseUrl)
+      })
+    }
     if (flags.fallback) {
       contenders.push({
         load: gatewayFallbackTarget(gateway, upstreamBaseUrl),
@@ -144,7 +151,7 @@ try {
       )
       load.push(
         await runLoad(contender.load, {
-          body,
+          body: contender.load.request === undefined ? body : JSON.stringify(contender.load.request),
           connections,
           durationSeconds: flags.durationSeconds,
           warmupSeconds: flags.warmupSeconds
@@ -158,7 +165,7 @@ try {
     try {
       const target = await contender.streaming(slowFake.baseUrl)
       const timeoutMs = 30_000 + 50 * flags.streamChunkDelayMs
-      streaming.push(await checkStreaming(target, { ...chatRequest, stream: true }, timeoutMs))
+      streaming.push(await checkStreaming(target, { ...(target.request ?? chatRequest), stream: true }, timeoutMs))
     } catch (error) {
       note(`streaming check of ${contender.load.name} failed: ${describeError(error)}`)
     }
