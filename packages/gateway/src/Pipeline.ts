@@ -169,7 +169,9 @@ const storedProviders = Layer.effect(
                 price: found.pricing === undefined ? undefined : {
                   inputPerMillion: found.pricing.input_per_million,
                   outputPerMillion: found.pricing.output_per_million
-                }
+                },
+                // what virtual_key conditions name: the key's id, never its token
+                virtualKeyId: target.virtual_key === undefined ? undefined : found.id
               })
             })),
             // an unreadable credential fails its request in the adapter; here it only goes unresolved

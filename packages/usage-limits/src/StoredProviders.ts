@@ -27,6 +27,11 @@ export interface StoredTarget {
 export interface StoredProvider {
   readonly provider: string
   readonly price: Price | undefined
+  /**
+   * A virtual key's id: what `virtual_key` conditions and group keys name, as `api_key` names the
+   * key's id. Never its token, which is a credential (it would show in `value_key_usage_map`).
+   */
+  readonly virtualKeyId?: string | undefined
 }
 
 export interface Resolver {
