@@ -4,10 +4,11 @@
  * Its type proves nothing is missing.
  */
 import { BatchWorker } from "@switchyard/batches"
+import { OrphanSweep } from "@switchyard/files"
 import { Pipeline } from "@switchyard/gateway"
 import { GatewayMetrics, Logs, OtlpTraces, Tracing } from "@switchyard/observability"
 import { RecordedGateway } from "@switchyard/request-log"
-import { Layer } from "effect"
+import { Duration, Layer } from "effect"
 import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
 import * as Readiness from "./Readiness.ts"
@@ -16,6 +17,21 @@ import * as FileRoutes from "./routes/FileRoutes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import * as MetricsRoute from "./routes/MetricsRoute.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
+
+/**
+ * Removes the bytes of uploads a crash cut off (extensions.md, "Files and batches"). An upload
+ * lives at most node's request timeout (headers + body + 1 s), so bytes found without a file at
+ * two passes that far apart, twice over and at least 15 minutes, belong to no upload in progress.
+ * On SQLite this process is the only writer: every orphan goes at start-up, before it listens.
+ */
+const uploadSweep = (config: ServerConfig) =>
+  OrphanSweep.layer({
+    every: Duration.max(
+      Duration.minutes(15),
+      Duration.seconds(2 * (config.headersTimeoutSeconds + config.bodyTimeoutSeconds + 1))
+    ),
+    soleProcess: config.pipeline.databaseUrl === undefined
+  })
 
 export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
   const bodyTimeoutMs = config.bodyTimeoutSeconds * 1000
@@ -53,7 +69,9 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     // built before the server listens: node:http accepts connections as soon as it listens
     Layer.provide(
       Layer.mergeAll(
-        Pipeline.layer(config.pipeline).pipe(Layer.provide(pipelineTraced)),
+        uploadSweep(config).pipe(
+          Layer.provideMerge(Pipeline.layer(config.pipeline).pipe(Layer.provide(pipelineTraced)))
+        ),
         BodyDeadlines.layer,
         GatewayMetrics.GatewayMetrics.layer
       )

@@ -17,7 +17,7 @@ import { GatewayError } from "@switchyard/core"
 import { Context, Effect, Layer, Option, Schema, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { createReadStream } from "node:fs"
-import { mkdir, open, rename, rm } from "node:fs/promises"
+import { mkdir, open, readdir, rename, rm } from "node:fs/promises"
 import { join } from "node:path"
 
 export class FileContents extends Context.Service<FileContents, {
@@ -28,7 +28,10 @@ export class FileContents extends Context.Service<FileContents, {
   ) => Effect.Effect<number, E | GatewayError.InternalError>
   /** The bytes stored under `id`, read as they are sent (never all in memory). */
   readonly read: (id: string) => Stream.Stream<Uint8Array, GatewayError.InternalError>
+  /** Removes what is stored under `id`, a write cut off by a crash included. */
   readonly remove: (id: string) => Effect.Effect<void, GatewayError.InternalError>
+  /** Every id something is stored under, whole or cut off (for `OrphanSweep`). */
+  readonly stored: Effect.Effect<ReadonlySet<string>, GatewayError.InternalError>
 }>()("@switchyard/files/FileContents") {}
 
 const internal = (what: string) => (cause: unknown) =>
@@ -41,6 +44,8 @@ const failed = <A, E, R>(
     effect,
     (error) => error instanceof GatewayError.InternalError ? Effect.logError(error.message) : Effect.void
   )
+
+const PARTIAL = ".partial"
 
 /** Ids are the gateway's own (`file-` and base64url), so they are safe file names; anything else is refused. */
 const SAFE_ID = /^[A-Za-z0-9_-]+$/
@@ -55,7 +60,7 @@ export const layerDirectory = (directory: string): Layer.Layer<FileContents> =>
           Effect.gen(function*() {
             if (!SAFE_ID.test(id)) return yield* Effect.fail(internal("write")(`unsafe file id ${id}`))
             const path = join(directory, id)
-            const partial = `${path}.partial`
+            const partial = `${path}${PARTIAL}`
             yield* Effect.tryPromise({ try: () => mkdir(directory, { recursive: true }), catch: internal("mkdir") })
             const handle = yield* Effect.acquireRelease(
               Effect.tryPromise({ try: () => open(partial, "w"), catch: internal("open") }),
@@ -71,7 +76,7 @@ export const layerDirectory = (directory: string): Layer.Layer<FileContents> =>
             return bytes
           }).pipe(
             Effect.scoped,
-            Effect.onError(() => Effect.promise(() => rm(join(directory, `${id}.partial`), { force: true })))
+            Effect.onError(() => Effect.promise(() => rm(join(directory, `${id}${PARTIAL}`), { force: true })))
           )
         ),
       read: (id) =>
@@ -83,8 +88,29 @@ export const layerDirectory = (directory: string): Layer.Layer<FileContents> =>
           : Stream.fail(internal("read")(`unsafe file id ${id}`)),
       remove: (id) =>
         SAFE_ID.test(id)
-          ? Effect.tryPromise({ try: () => rm(join(directory, id), { force: true }), catch: internal("remove") })
-          : Effect.void
+          ? Effect.tryPromise({
+            try: () =>
+              Promise.all([
+                rm(join(directory, id), { force: true }),
+                rm(join(directory, `${id}${PARTIAL}`), { force: true })
+              ]),
+            catch: internal("remove")
+          }).pipe(Effect.asVoid)
+          : Effect.void,
+      stored: Effect.tryPromise({
+        // no directory yet: nothing was ever written
+        try: () =>
+          readdir(directory).catch((error: NodeJS.ErrnoException) =>
+            error.code === "ENOENT" ? [] : Promise.reject(error)
+          ),
+        catch: internal("list")
+      }).pipe(Effect.map((names) =>
+        new Set(
+          names.map((name) => name.endsWith(PARTIAL) ? name.slice(0, -PARTIAL.length) : name).filter((id) =>
+            SAFE_ID.test(id)
+          )
+        )
+      ))
     })
   )
 
@@ -93,6 +119,7 @@ export const CHUNK_BYTES = 1024 * 1024
 
 const ChunkRow = Schema.Struct({ data: Schema.Uint8Array })
 const decodeChunks = Schema.decodeUnknownEffect(Schema.Array(ChunkRow))
+const decodeFileIds = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ file_id: Schema.String })))
 
 const concat = (parts: ReadonlyArray<Uint8Array>, length: number): Uint8Array => {
   const joined = new Uint8Array(length)
@@ -160,7 +187,12 @@ export const layerSql: Layer.Layer<FileContents, never, SqlClient.SqlClient> = L
     return FileContents.of({
       write,
       read: (id) => Stream.paginate(0, (seq: number) => page(id, seq)),
-      remove
+      remove,
+      stored: sql`SELECT DISTINCT file_id FROM file_chunks`.pipe(
+        Effect.flatMap(decodeFileIds),
+        Effect.mapError(internal("list")),
+        Effect.map((rows) => new Set(rows.map((row) => row.file_id)))
+      )
     })
   })
 )

@@ -260,6 +260,7 @@ export type Services =
   | ResponseStore.ResponseStore
   | Runs.Runs
   | FileStore.FileStore
+  | FileContents.FileContents
   | Batches.Batches
   | BatchQueue.BatchQueue
   | SqlClient.SqlClient
@@ -333,9 +334,10 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     Layer.provide(RecordedGateway.layer("assistant run"))
   )
   // file contents: on disk in the data dir beside the SQLite file; in the shared Postgres otherwise,
-  // where every replica and batch worker reads them without a shared mount
+  // where every replica and batch worker reads them without a shared mount (also given to the
+  // server, whose OrphanSweep removes what uploads cut off by a crash left there)
   const files = FileStore.FileStore.layer.pipe(
-    Layer.provide(Layer.unwrap(
+    Layer.provideMerge(Layer.unwrap(
       Database.Dialect.useSync((dialect) =>
         dialect.name === "sqlite" ? FileContents.layerDirectory(join(dataDir, "files")) : FileContents.layerSql
       )

@@ -1,7 +1,8 @@
 /**
  * /v1/files (extensions.md, "Files and batches"): uploads as multipart (`file`, `purpose` =
  * `batch`) streamed into the file store as they arrive, bounded by `GATEWAY_MAX_FILE_BYTES` (413
- * past it); get, content, list and delete, in the caller's workspace.
+ * past it) and by `GATEWAY_BODY_TIMEOUT_SECONDS` like every body (408, what was written of the
+ * file removed); get, content, list and delete, in the caller's workspace.
  */
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { GatewayError } from "@switchyard/core"
@@ -9,7 +10,9 @@ import { FileStore } from "@switchyard/files"
 import { FileObject, InvalidInput, ListQuery } from "@switchyard/protocol"
 import { ByteSize, Context, Effect, Schema, Stream } from "effect"
 import { HttpServerResponse, Multipart } from "effect/http"
-import { param, type RouteInput } from "./ManagementRoute.ts"
+import { BodyDeadlines } from "../http/BodyDeadlines.ts"
+import { bodyTooSlow } from "../http/NodeBody.ts"
+import { BodyTimeoutMs, param, type RouteInput } from "./ManagementRoute.ts"
 
 type Handler<R> = (input: RouteInput) => Effect.Effect<unknown, GatewayError.GatewayError, R>
 type Store = FileStore.FileStore
@@ -22,7 +25,7 @@ export const UploadBytes = Context.Reference<number>("@switchyard/server/UploadB
 const decodeListQuery = InvalidInput.decodeInput(ListQuery.ListQuery)
 const isPurpose = Schema.is(FileObject.FilePurpose)
 const workspace = (input: RouteInput) => input.principal.workspaceId
-const withStore = <A, E>(use: (store: Store["Service"]) => Effect.Effect<A, E>) => FileStore.FileStore.use(use)
+const withStore = <A, E, R>(use: (store: Store["Service"]) => Effect.Effect<A, E, R>) => FileStore.FileStore.use(use)
 
 const invalid = (param: string, message: string) => new GatewayError.InvalidRequest({ message, param })
 
@@ -62,11 +65,28 @@ const receive = (input: RouteInput, store: Store["Service"], maxBytes: number, r
     Effect.provideService(Multipart.MaxParts, 16)
   )
 
-export const uploadFile: Handler<Store> = (input) =>
+/**
+ * Fails with a 408 once `timeoutMs` has passed since the upload began, unless interrupted first;
+ * kept by the server's one deadline sweeper, as the JSON bodies' are.
+ */
+const tooSlow = (timeoutMs: number) =>
+  BodyDeadlines.use((deadlines) =>
+    Effect.callback<never, GatewayError.ClientTimeout>((resume) => {
+      const cancel = deadlines.start(timeoutMs, () => resume(Effect.fail(bodyTooSlow(timeoutMs))))
+      return Effect.sync(cancel)
+    })
+  )
+
+export const uploadFile: Handler<Store | BodyDeadlines> = (input) =>
   withStore((store) => {
     const received: Received = { purpose: undefined, staged: undefined, filename: "" }
     return Effect.gen(function*() {
-      yield* receive(input, store, yield* UploadBytes, received)
+      // the whole body within the body timeout: a client that stalls mid-upload loses the race, and
+      // the file it was writing is removed as its write is interrupted (or discarded below once staged)
+      yield* Effect.raceFirst(
+        receive(input, store, yield* UploadBytes, received),
+        BodyTimeoutMs.use(tooSlow)
+      )
       const staged = received.staged
       if (staged === undefined) return yield* invalid("file", "file: missing (a multipart file part named file)")
       const purpose = received.purpose
