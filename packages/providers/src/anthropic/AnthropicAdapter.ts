@@ -2,7 +2,8 @@
  * The `anthropic` provider: OpenAI-format chat completions over Anthropic's Messages API
  * (`POST {base}/v1/messages` with `x-api-key` and `anthropic-version: 2023-06-01`, per
  * docs.anthropic.com, "Messages" reference and "Versions"). Requests, answers, streams and errors
- * are translated; Anthropic's error bodies (`{ type: "error", error: { type, message } }`) keep
+ * are translated (a client that spoke the Messages API is sent its own body, see NativeMessages);
+ * Anthropic's error bodies (`{ type: "error", error: { type, message } }`) keep
  * their status, type and message.
  *
  * @example
@@ -25,9 +26,9 @@ import {
 import { Clock, Effect, Schema } from "effect"
 import { ensureOk, isEventStream, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient, UpstreamResponse } from "../UpstreamClient.ts"
-import { toAnthropicRequest } from "./AnthropicRequest.ts"
 import { Message, toChatCompletion } from "./AnthropicResponse.ts"
 import { toChunks } from "./AnthropicStream.ts"
+import * as NativeMessages from "./NativeMessages.ts"
 
 // the translation alone, for hosts that serve Anthropic models under their own URL and auth (Vertex AI)
 export { defaultMaxTokens, type MappedRequest, toAnthropicRequest } from "./AnthropicRequest.ts"
@@ -88,7 +89,7 @@ const dispatch = (
           "provider"
         )
       }
-      const mapped = yield* toAnthropicRequest(request.body, request.stream)
+      const mapped = yield* NativeMessages.requestOf(request)
       const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const sent = { ...withForwarded(target, headers, request.context.headers) }
       if (request.stream) sent.accept = "text/event-stream"

@@ -12,6 +12,7 @@
  */
 import type { Dispatch, GatewayError, ProviderRegistry, ProviderTarget } from "@switchyard/core"
 import { Effect } from "effect"
+import * as InternalChatMembers from "../internal/InternalChatMembers.ts"
 import { customBase, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
 import { bearer, exchange, invalid, isHostLabel } from "./OpenAIFormatExchange.ts"
@@ -99,7 +100,7 @@ const dispatch = (
     provider,
     url: route.url,
     headers: withForwarded(target, route.headers, request.context.headers),
-    body: bodyFor(target, request.body),
+    body: bodyFor(target, InternalChatMembers.forOpenAIFormat(request.body, false)),
     stream: request.stream
   })
 }

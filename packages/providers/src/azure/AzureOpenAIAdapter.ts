@@ -17,6 +17,7 @@ import {
   type ProviderTarget
 } from "@switchyard/core"
 import { Effect } from "effect"
+import * as InternalChatMembers from "../internal/InternalChatMembers.ts"
 import * as NativeResponses from "../openai/NativeResponses.ts"
 import { customBase, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
@@ -91,7 +92,7 @@ const dispatch = (
           Endpoint.paths[request.endpoint]
         }?api-version=${encodeURIComponent(deployment.apiVersion)}`,
         headers: withForwarded(target, headers, request.context.headers),
-        body: withoutModel(request.body),
+        body: withoutModel(InternalChatMembers.forOpenAIFormat(request.body, true)),
         stream: request.stream
       })
     }

@@ -13,6 +13,7 @@ import {
   type ProviderTarget
 } from "@switchyard/core"
 import { Effect } from "effect"
+import * as InternalChatMembers from "../internal/InternalChatMembers.ts"
 import { customBase, ensureOk, isEventStream, readJson, readJsonChunks, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
 import * as NativeResponses from "./NativeResponses.ts"
@@ -63,6 +64,8 @@ const dispatch = (
   const responseHeaders = {}
   // OpenAI itself serves the Responses API: a client that spoke it is answered from there
   const servesResponses = name === "openai"
+  // OpenAI refuses members it does not know; the compatible providers take their own extras
+  const strict = name === "openai"
   return (request) => {
     const native = servesResponses ? GatewayRequest.nativeFor(request, "responses") : undefined
     if (native !== undefined) {
@@ -84,7 +87,7 @@ const dispatch = (
       provider: name,
       url: baseUrl + Endpoint.paths[request.endpoint],
       headers: request.stream ? { ...headers, accept: "text/event-stream" } : headers,
-      body: JSON.stringify(request.body)
+      body: JSON.stringify(InternalChatMembers.forOpenAIFormat(request.body, strict))
     }).pipe(Effect.flatMap(ensureOk(name)))
     return request.stream
       ? Effect.flatMap(call, (response) =>

@@ -3,13 +3,14 @@
  * generative-ai/docs/partner-models/claude): `POST …/publishers/anthropic/models/{model}:rawPredict`
  * (`:streamRawPredict` for server-sent events); the body is Anthropic's Messages body without
  * `model` (it is in the URL) and with `anthropic_version: "vertex-2023-10-16"`; answers, streams
- * and errors are Anthropic's own. The translation is the `anthropic` adapter's.
+ * and errors are Anthropic's own. The translation is the `anthropic` adapter's, and so is the
+ * Messages body of a client that spoke the Messages API (NativeMessages).
  */
 import { type Dispatch, Endpoint, GatewayError, GatewayResponse, type ProviderTarget } from "@switchyard/core"
 import { Clock, Effect, Schema } from "effect"
-import { toAnthropicRequest } from "../anthropic/AnthropicRequest.ts"
 import { Message, toChatCompletion } from "../anthropic/AnthropicResponse.ts"
 import { toChunks } from "../anthropic/AnthropicStream.ts"
+import * as NativeMessages from "../anthropic/NativeMessages.ts"
 import type { GeminiEndpoint } from "../google/GeminiCall.ts"
 import { ensureOk } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
@@ -38,7 +39,7 @@ export const dispatch = (
         })
       }
       const model = typeof request.body.model === "string" ? request.body.model : ""
-      const mapped = yield* toAnthropicRequest(request.body, request.stream)
+      const mapped = yield* NativeMessages.requestOf(request)
       const body = Object.fromEntries(Object.entries(mapped.body).filter(([key]) => key !== "model"))
       const headers = yield* endpoint.headers
       const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
