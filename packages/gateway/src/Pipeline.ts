@@ -35,9 +35,16 @@ import { ResponseStore } from "@switchyard/responses-format"
 import { Resilience } from "@switchyard/retry"
 import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
-import { RatePolicies, StoredProviders, UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+import {
+  LocalWindows,
+  RatePolicies,
+  StoredProviders,
+  UsageCounters,
+  UsageLimits,
+  UsagePolicies
+} from "@switchyard/usage-limits"
 import { Config, ConfigProvider, Data, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
-import { RateLimiter, type Redis } from "effect/persistence"
+import type { Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import * as GatewayEmbedder from "./internal/GatewayEmbedder.ts"
@@ -135,7 +142,7 @@ const usageCounters = (options: Options) => {
           dialect.name === "sqlite" ? UsageCounters.UsageCounters.layerLocal : UsageCounters.UsageCounters.layerSql
         )
       ),
-      RateLimiter.layerStoreMemory
+      LocalWindows.layer
     )
   }
   return Layer.unwrap(

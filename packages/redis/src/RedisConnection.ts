@@ -63,6 +63,9 @@ export const layer = (
             createClient({
               url,
               disableOfflineQueue: true,
+              // no timer per command (node-redis' default 5 s, an AbortSignal each: ~10 µs of CPU a
+              // command): every command of a store is bounded by its StoreOutage deadline instead
+              commandOptions: { timeout: 0 },
               socket: { reconnectStrategy: reconnectDelay }
             }),
           catch: (cause) => new Redis.RedisError({ cause })

@@ -10,6 +10,7 @@ import { GatewayError, type RequestContext } from "@switchyard/core"
 import { Data, Duration, Effect } from "effect"
 import { RateLimiter } from "effect/persistence"
 import * as Matching from "./internal/Matching.ts"
+import type { LocalWindows } from "./LocalWindows.ts"
 import { type RatePolicy, windowOf } from "./RatePolicies.ts"
 
 /** 429: a rate-limit policy's window is full. */
@@ -62,6 +63,13 @@ export interface Admission {
   readonly addTokens: (tokens: number) => Effect.Effect<void>
 }
 
+/** {@link Admission} on windows in this process's memory: tokens are added at once, at the time given. */
+export interface LocalAdmission {
+  readonly headers: Readonly<Record<string, string>>
+  readonly countsTokens: boolean
+  readonly addTokensAt: (tokens: number, now: number) => void
+}
+
 const noTokens = () => Effect.void
 
 export const nothing: Admission = { headers: {}, countsTokens: false, addTokens: noTokens }
@@ -73,9 +81,40 @@ const storeError = (error: RateLimiter.RateLimiterError | { readonly message: st
   new WindowStoreError({ message: `rate windows: ${error.message}` })
 
 /**
- * Checks every matching policy for one request. Policies of one type that leave less remaining
+ * The `x-ratelimit-*` trio of an admitted request. Policies of one type that leave less remaining
  * write their trio over the others', so the headers tell the tightest limit.
  */
+class Trio {
+  readonly headers: Record<string, string> = {}
+  readonly #remaining: Record<string, number> = {}
+
+  note(suffix: "requests" | "tokens", limit: number, remaining: number, resetMs: number): void {
+    if ((this.#remaining[suffix] ?? Infinity) <= remaining) return
+    this.#remaining[suffix] = remaining
+    this.headers[`x-ratelimit-limit-${suffix}`] = String(limit)
+    this.headers[`x-ratelimit-remaining-${suffix}`] = String(remaining)
+    this.headers[`x-ratelimit-reset-${suffix}`] = resetText(resetMs)
+  }
+
+  counts(suffix: "requests" | "tokens"): boolean {
+    return suffix in this.#remaining
+  }
+}
+
+const refusal = (policy: RatePolicy, valueKey: string, retryAfterMs: number) =>
+  new RateLimited({
+    policyId: policy.id,
+    policyName: policy.name,
+    type: policy.type,
+    value: policy.value,
+    unit: policy.unit,
+    retryAfterMs,
+    valueKey
+  })
+
+const windowKey = (policy: RatePolicy, valueKey: string) => `rate:${policy.id}:${valueKey}`
+
+/** Checks every matching policy for one request, on windows in any store. */
 export const admit = (
   policies: ReadonlyArray<RatePolicy>,
   facts: Matching.Facts,
@@ -84,32 +123,14 @@ export const admit = (
   store: RateLimiter.RateLimiterStore["Service"]
 ): Effect.Effect<Admission, RateLimited | WindowStoreError> =>
   Effect.gen(function*() {
-    const headers: Record<string, string> = {}
-    const remainingOf: Record<string, number> = {}
+    const trio = new Trio()
     const tokenWindows: Array<{ readonly key: string; readonly refillRate: Duration.Duration }> = []
     const firstCount = !counted.has(context)
-    const note = (suffix: "requests" | "tokens", limit: number, remaining: number, resetMs: number) => {
-      if ((remainingOf[suffix] ?? Infinity) <= remaining) return
-      remainingOf[suffix] = remaining
-      headers[`x-ratelimit-limit-${suffix}`] = String(limit)
-      headers[`x-ratelimit-remaining-${suffix}`] = String(remaining)
-      headers[`x-ratelimit-reset-${suffix}`] = resetText(resetMs)
-    }
     for (const policy of policies) {
       if (!Matching.matches(policy.conditions, facts)) continue
       const valueKey = Matching.valueKey(policy.groupBy, facts)
-      const key = `rate:${policy.id}:${valueKey}`
+      const key = windowKey(policy, valueKey)
       const window = windowOf(policy.unit)
-      const refused = (retryAfterMs: number) =>
-        new RateLimited({
-          policyId: policy.id,
-          policyName: policy.name,
-          type: policy.type,
-          value: policy.value,
-          unit: policy.unit,
-          retryAfterMs,
-          valueKey
-        })
       if (policy.type === "requests") {
         if (!firstCount) continue
         const taken = yield* limiter.consume({
@@ -121,10 +142,10 @@ export const admit = (
         }).pipe(
           Effect.catchTag("RateLimiterError", (error): Effect.Effect<never, RateLimited | WindowStoreError> =>
             error.reason._tag === "RateLimitExceeded"
-              ? Effect.fail(refused(Duration.toMillis(error.reason.retryAfter)))
+              ? Effect.fail(refusal(policy, valueKey, Duration.toMillis(error.reason.retryAfter)))
               : Effect.fail(storeError(error)))
         )
-        note("requests", policy.value, taken.remaining, Duration.toMillis(taken.resetAfter))
+        trio.note("requests", policy.value, taken.remaining, Duration.toMillis(taken.resetAfter))
         continue
       }
       const refillRate = Duration.divideUnsafe(window, policy.value)
@@ -133,16 +154,16 @@ export const admit = (
         Effect.mapError(storeError)
       )
       if (count >= policy.value) {
-        return yield* refused(ttl)
+        return yield* refusal(policy, valueKey, ttl)
       }
-      note("tokens", policy.value, Math.max(0, Math.floor(policy.value - count)), ttl)
+      trio.note("tokens", policy.value, Math.max(0, Math.floor(policy.value - count)), ttl)
       tokenWindows.push({ key, refillRate })
     }
-    if (firstCount && Object.keys(remainingOf).includes("requests")) {
+    if (firstCount && trio.counts("requests")) {
       counted.add(context)
     }
     if (tokenWindows.length === 0) {
-      return { headers, countsTokens: false, addTokens: noTokens }
+      return { headers: trio.headers, countsTokens: false, addTokens: noTokens }
     }
     const addTokens = (tokens: number): Effect.Effect<void> =>
       tokens <= 0 ? Effect.void : Effect.forEach(
@@ -156,5 +177,47 @@ export const admit = (
           Effect.logError(`rate limits: cannot add tokens: ${error.message}`)
         )
       )
-    return { headers, countsTokens: true, addTokens }
+    return { headers: trio.headers, countsTokens: true, addTokens }
   })
+
+/**
+ * {@link admit} on windows in this process's memory, without an effect: the same checks in the
+ * same order, on the same windows; a refusal is answered rather than failed.
+ */
+export const admitNow = (
+  policies: ReadonlyArray<RatePolicy>,
+  facts: Matching.Facts,
+  context: RequestContext.RequestContext,
+  windows: LocalWindows,
+  now: number
+): LocalAdmission | RateLimited => {
+  const trio = new Trio()
+  const tokenWindows: Array<{ readonly key: string; readonly refillMillis: number }> = []
+  const firstCount = !counted.has(context)
+  for (const policy of policies) {
+    if (!Matching.matches(policy.conditions, facts)) continue
+    const valueKey = Matching.valueKey(policy.groupBy, facts)
+    const key = windowKey(policy, valueKey)
+    const refillMillis = Duration.toMillis(windowOf(policy.unit)) / policy.value
+    if (policy.type === "requests") {
+      if (!firstCount) continue
+      const [count, ttl] = windows.fixedWindow(key, 1, refillMillis, policy.value, now)
+      if (count > policy.value) return refusal(policy, valueKey, ttl)
+      trio.note("requests", policy.value, policy.value - count, ttl)
+      continue
+    }
+    const [count, ttl] = windows.fixedWindow(key, 0, refillMillis, policy.value - 0.5, now)
+    if (count >= policy.value) return refusal(policy, valueKey, ttl)
+    trio.note("tokens", policy.value, Math.max(0, Math.floor(policy.value - count)), ttl)
+    tokenWindows.push({ key, refillMillis })
+  }
+  if (firstCount && trio.counts("requests")) counted.add(context)
+  return {
+    headers: trio.headers,
+    countsTokens: tokenWindows.length > 0,
+    addTokensAt: (tokens, at) => {
+      if (tokens <= 0) return
+      for (const window of tokenWindows) windows.fixedWindow(window.key, tokens, window.refillMillis, undefined, at)
+    }
+  }
+}

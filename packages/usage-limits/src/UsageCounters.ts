@@ -21,7 +21,7 @@
  *   ])
  * )
  */
-import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Data, Duration, Effect, FiberSet, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { decodeAmounts, decodeStoredRows, inKeyOrder, keyOf, readUsage } from "./internal/CounterRows.ts"
@@ -113,6 +113,8 @@ export class UsageCounters extends Context.Service<UsageCounters, {
     workspaceId: string,
     counter: string
   ) => Effect.Effect<ReadonlyArray<CounterUsage>, CounterStoreError>
+  /** Counters that answer without an effect (this process's own, `layerLocal`): the stage's fast path. */
+  readonly immediate?: ImmediateCounters | undefined
 }>()("@switchyard/usage-limits/UsageCounters") {
   /**
    * Counters in the gateway's database (`usage_counters`, with each open reservation and its lease
@@ -243,7 +245,21 @@ export class UsageCounters extends Context.Service<UsageCounters, {
         )
       }
 
-      const flush = Effect.suspend(() => {
+      // a second after the first new usage, not on a timer of its own: an idle gateway never wakes for it
+      const run = yield* FiberSet.makeRuntime()
+      let scheduled = false
+      const flushSoon = () => {
+        if (scheduled) return
+        scheduled = true
+        run(Effect.andThen(
+          Effect.sleep("1 second"),
+          Effect.suspend(() => {
+            scheduled = false
+            return flush
+          })
+        ))
+      }
+      const flush: Effect.Effect<void> = Effect.suspend(() => {
         if (dirty.size === 0) return Effect.void
         const batch = [...dirty]
         dirty.clear()
@@ -260,54 +276,79 @@ export class UsageCounters extends Context.Service<UsageCounters, {
           )
         ).pipe(
           // written again with the next batch: memory holds the truth
-          Effect.tapError(() => Effect.sync(() => batch.forEach((entry) => dirty.add(entry)))),
+          Effect.tapError(() =>
+            Effect.sync(() => {
+              batch.forEach((entry) => dirty.add(entry))
+              flushSoon()
+            })
+          ),
           Effect.catch((error) => Effect.logError(`usage counters: cannot write a batch: ${error.message}`))
         )
       })
-      yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep("1 second"), flush)))
       yield* Effect.addFinalizer(() => flush)
 
+      const immediate: ImmediateCounters = {
+        reserve: (reservations) => {
+          // one synchronous step: the check and the taking cannot interleave with another request
+          const counters: Array<LocalCounter> = []
+          for (const reservation of reservations) {
+            const entry = entries.get(keyOf(reservation))
+            if (entry === undefined) return undefined
+            counters.push(entry)
+          }
+          for (const [index, reservation] of reservations.entries()) {
+            const entry = counters[index]!
+            if (entry.usage + entry.reserved >= reservation.limit) return { _tag: "Refused", index }
+          }
+          for (const [index, reservation] of reservations.entries()) {
+            const entry = counters[index]!
+            entry.reserved += reservation.amount
+            if (entry.policyId === "") entry.policyId = reservation.policyId
+          }
+          return LOCAL_ADMISSION
+        },
+        settle: (settlements) => {
+          const crossed: Array<number> = []
+          for (const [index, settlement] of settlements.entries()) {
+            const entry = entries.get(keyOf(settlement))
+            if (entry === undefined) continue
+            entry.reserved -= settlement.reserved
+            entry.usage += settlement.used
+            if (settlement.used !== 0) {
+              dirty.add(entry)
+              flushSoon()
+            }
+            const threshold = settlement.alertThreshold
+            if (threshold !== null && settlement.used > 0 && !entry.alerted && entry.usage >= threshold) {
+              entry.alerted = true
+              crossed.push(index)
+            }
+          }
+          return crossed
+        }
+      }
+
       return UsageCounters.of({
+        // after `load` every counter is in memory; one that is not is refused rather than taken uncounted
         reserve: (reservations) =>
-          Effect.map(load(reservations), (): ReserveResult => {
-            // no await from here on: the check and the taking are one step for this process
-            const counters = reservations.map((reservation) => entries.get(keyOf(reservation)))
-            for (const [index, reservation] of reservations.entries()) {
-              const entry = counters[index]
-              if (entry === undefined || entry.usage + entry.reserved >= reservation.limit) {
-                return { _tag: "Refused", index }
-              }
-            }
-            for (const [index, reservation] of reservations.entries()) {
-              const entry = counters[index]
-              if (entry !== undefined) {
-                entry.reserved += reservation.amount
-                if (entry.policyId === "") entry.policyId = reservation.policyId
-              }
-            }
-            return LOCAL_ADMISSION
-          }),
-        settle: (_id, settlements) =>
-          Effect.map(load(settlements), () => {
-            const crossed: Array<number> = []
-            for (const [index, settlement] of settlements.entries()) {
-              const entry = entries.get(keyOf(settlement))
-              if (entry === undefined) continue
-              entry.reserved -= settlement.reserved
-              entry.usage += settlement.used
-              if (settlement.used !== 0) dirty.add(entry)
-              const threshold = settlement.alertThreshold
-              if (threshold !== null && settlement.used > 0 && !entry.alerted && entry.usage >= threshold) {
-                entry.alerted = true
-                crossed.push(index)
-              }
-            }
-            return crossed
-          }),
-        usage: (_workspaceId, counter) => Effect.andThen(flush, Effect.mapError(readUsage(sql, counter), storeError))
+          Effect.map(load(reservations), (): ReserveResult => immediate.reserve(reservations) ?? UNLOADED),
+        settle: (_id, settlements) => Effect.map(load(settlements), () => immediate.settle(settlements)),
+        usage: (_workspaceId, counter) => Effect.andThen(flush, Effect.mapError(readUsage(sql, counter), storeError)),
+        immediate
       })
     })
   )
+}
+
+/**
+ * Counters that answer at once, for requests that must not pay for an effect per step. Only
+ * counters in this process's memory can: a shared store is a round trip away.
+ */
+export interface ImmediateCounters {
+  /** What `reserve` answers; `undefined` while a counter has not been read from the database yet. */
+  readonly reserve: (reservations: ReadonlyArray<Reservation>) => ReserveResult | undefined
+  /** What `settle` answers; a counter not in memory has nothing reserved to settle. */
+  readonly settle: (settlements: ReadonlyArray<Settlement>) => ReadonlyArray<number>
 }
 
 /** A counter of `layerLocal`, as it stands in memory. */
@@ -326,5 +367,7 @@ interface LocalCounter {
  * with it, so a dead process can leave none behind.
  */
 const LOCAL_ADMISSION: ReserveResult = { _tag: "Admitted", id: "" }
+
+const UNLOADED: ReserveResult = { _tag: "Refused", index: 0 }
 
 class Refused extends Data.TaggedError("Refused")<{ readonly index: number }> {}

@@ -1,3 +1,4 @@
+export * as LocalWindows from "./LocalWindows.ts"
 export * as Metering from "./Metering.ts"
 export * as RateLimits from "./RateLimits.ts"
 export * as RatePolicies from "./RatePolicies.ts"

@@ -9,7 +9,7 @@ import {
   Strategy
 } from "@switchyard/core"
 import { Database } from "@switchyard/storage"
-import { RatePolicies, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
+import { LocalWindows, RatePolicies, UsageCounters, UsageLimits, UsagePolicies } from "@switchyard/usage-limits"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { request } from "./support/Requests.ts"
@@ -31,7 +31,21 @@ class Provider {
   }
 }
 
-const live = (provider: Provider) =>
+/**
+ * The stores behind the stage: in the database (every step an effect, as on Postgres), or this
+ * process's own counters and windows (the embedded default, taken without an effect once loaded).
+ */
+const stores = {
+  "database counters": UsageLimits.layerSql,
+  "this process's counters": Layer.mergeAll(
+    UsagePolicies.UsagePolicies.layer,
+    UsageCounters.UsageCounters.layerLocal,
+    RatePolicies.RatePolicies.layer,
+    LocalWindows.layer
+  )
+}
+
+const live = (provider: Provider, store: (typeof stores)[keyof typeof stores]) =>
   ConfigCompiler.ConfigCompiler.layer().pipe(
     Layer.provide([
       UsageLimits.stage(),
@@ -39,7 +53,7 @@ const live = (provider: Provider) =>
       ProviderRegistry.ProviderRegistry.layer([provider.adapter])
     ]),
     Layer.provide(Stage.Stages.layer),
-    Layer.provideMerge(UsageLimits.layerSql),
+    Layer.provideMerge(store),
     Layer.provideMerge(Database.layerSqlite(":memory:"))
   )
 
@@ -64,7 +78,7 @@ const status = (one = request()) =>
     Effect.catch((error) => Effect.succeed(GatewayError.toHttp(error).status))
   )
 
-describe("usage limits around a provider", () => {
+describe.each(Object.entries(stores))("usage limits around a provider, on %s", (_, store) => {
   it.effect("a monthly limit starts again at the first instant of the next month in UTC", () => {
     const provider = new Provider()
     return Effect.gen(function*() {
@@ -76,7 +90,7 @@ describe("usage limits around a provider", () => {
       yield* TestClock.setTime(Date.parse("2026-12-01T00:00:00Z"))
       assert.deepStrictEqual([yield* status(), yield* status(), yield* status()], [200, 200, 412])
       assert.strictEqual(provider.calls, 4)
-    }).pipe(Effect.provide(live(provider)))
+    }).pipe(Effect.provide(live(provider, store)))
   })
 
   it.effect("a weekly limit starts again on Monday 00:00 UTC, and usage_map says when", () => {
@@ -96,7 +110,7 @@ describe("usage limits around a provider", () => {
       assert.deepStrictEqual(after, {
         "api_key:key-1": { usage: 20, last_reset_at: "2026-11-30T00:00:00.000Z", alerted: false }
       })
-    }).pipe(Effect.provide(live(provider)))
+    }).pipe(Effect.provide(live(provider, store)))
   })
 
   it.effect("a cumulative limit never resets with time", () => {
@@ -106,7 +120,7 @@ describe("usage limits around a provider", () => {
       assert.deepStrictEqual([yield* status(), yield* status(), yield* status()], [200, 200, 412])
       yield* TestClock.adjust("400 days")
       assert.strictEqual(yield* status(), 412)
-    }).pipe(Effect.provide(live(provider)))
+    }).pipe(Effect.provide(live(provider, store)))
   })
 
   it.effect("a failed call releases its reservation: nothing is counted", () => {
@@ -119,7 +133,7 @@ describe("usage limits around a provider", () => {
       assert.strictEqual(yield* status(), 500)
       provider.answer = ok
       assert.deepStrictEqual([yield* status(), yield* status()], [200, 412])
-    }).pipe(Effect.provide(live(provider)))
+    }).pipe(Effect.provide(live(provider, store)))
   })
 
   it.effect("a call with no bound on its answer reserves the whole limit while it runs", () => {
@@ -138,7 +152,7 @@ describe("usage limits around a provider", () => {
       yield* Deferred.succeed(gate, undefined)
       assert.strictEqual(yield* Fiber.join(first), 200)
       assert.strictEqual(yield* status(), 200)
-    }).pipe(Effect.provide(live(provider)))
+    }).pipe(Effect.provide(live(provider, store)))
   })
 
   it.effect("a request the conditions do not match is neither counted nor refused", () => {
@@ -147,7 +161,7 @@ describe("usage limits around a provider", () => {
       yield* create({ credit_limit: 0, conditions: [{ key: "metadata.team", value: "blue" }] })
       assert.strictEqual(yield* status(request({ metadata: { team: "red" } })), 200)
       assert.strictEqual(yield* status(request({ metadata: { team: "blue" } })), 412)
-    }).pipe(Effect.provide(live(provider)))
+    }).pipe(Effect.provide(live(provider, store)))
   })
 
   it.effect("a requests-per-minute window refuses with 429 and Retry-After, and admits again a minute later", () => {
@@ -172,7 +186,7 @@ describe("usage limits around a provider", () => {
       yield* TestClock.adjust("1 second")
       assert.strictEqual(yield* status(), 200)
       assert.strictEqual(provider.calls, 3)
-    }).pipe(Effect.provide(live(provider)))
+    }).pipe(Effect.provide(live(provider, store)))
   })
 
   it.effect("a request a rate limit refuses gives back what its usage limits reserved", () => {
@@ -193,6 +207,6 @@ describe("usage limits around a provider", () => {
       // had the refused request kept its reservation, the budget (20 used of 40) would refuse this one
       assert.strictEqual(yield* status(), 200)
       assert.strictEqual(provider.calls, 2)
-    }).pipe(Effect.provide(live(provider)))
+    }).pipe(Effect.provide(live(provider, store)))
   })
 })
