@@ -8,6 +8,7 @@ import type { Runs, ThreadStore } from "@switchyard/assistants"
 import type { ApiKeys, Authenticator, ServerSecret } from "@switchyard/auth"
 import type { Batches } from "@switchyard/batches"
 import type { CircuitBoard } from "@switchyard/circuit-breaker"
+import { ConsolePage } from "@switchyard/console"
 import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
 import type { FileStore } from "@switchyard/files"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
@@ -117,6 +118,9 @@ export const table: ReadonlyArray<Route> = [
   { method: "GET", path: "/docs", scope: null, public: OpenApiRoute.docsPage },
   { method: "GET", path: "/docs/swagger-ui.css", scope: null, public: OpenApiRoute.docsStyle },
   { method: "GET", path: "/docs/swagger-ui.js", scope: null, public: OpenApiRoute.docsScript },
+  { method: "GET", path: "/console", scope: null, public: ConsolePage.page },
+  { method: "GET", path: ConsolePage.SCRIPT_PATH, scope: null, public: ConsolePage.script },
+  { method: "GET", path: ConsolePage.STYLE_PATH, scope: null, public: ConsolePage.style },
   { method: "POST", path: "/v1/chat/completions", scope: "completions", inference: "chat.completions" },
   { method: "POST", path: "/v1/completions", scope: "completions", inference: "completions" },
   { method: "POST", path: "/v1/embeddings", scope: "completions", inference: "embeddings" },

@@ -1,7 +1,24 @@
-/** The circuits, which operators (and the console) read. */
+/** The console page and its assets, and the circuits it shows (which only it and operators read). */
 import { json, type Operation } from "./OperationShapes.ts"
 
 export const operations: Readonly<Record<string, Operation>> = {
+  "GET /console": {
+    tag: "Console",
+    summary: "The console",
+    description: "A web page to see requests, usage, policies, circuits, integrations, configs and API keys; " +
+      "signed in with an API key kept in the browser tab's sessionStorage. Loads nothing from another host.",
+    answer: { description: "The console's page.", mediaType: "text/html" }
+  },
+  "GET /console/console.js": {
+    tag: "Console",
+    summary: "The console's script",
+    answer: { description: "The console, built with Preact and Vite.", mediaType: "text/javascript" }
+  },
+  "GET /console/console.css": {
+    tag: "Console",
+    summary: "The console's style sheet",
+    answer: { description: "The console's styles.", mediaType: "text/css" }
+  },
   "GET /v1/circuits": {
     tag: "Circuits",
     summary: "List circuits",

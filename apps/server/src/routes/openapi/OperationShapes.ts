@@ -158,6 +158,7 @@ export const tags = {
   Batches: "JSONL files of requests run in the background through the pipeline, on any provider, with the "
     + "provider selection the batch was created with.",
   Circuits: "Each target's circuit breaker (`cb_config`) as this process knows it; admin only.",
+  Console: "The web console: a page and its two assets, served by the gateway itself.",
   Service: "The gateway itself: health and this description."
 } as const
 

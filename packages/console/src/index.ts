@@ -1,0 +1,1 @@
+export * as ConsolePage from "./ConsolePage.ts"
