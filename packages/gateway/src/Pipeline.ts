@@ -70,6 +70,11 @@ export interface Options {
   readonly jwt?: JwtVerifier.Options | undefined
   /** When the usage counters cannot be reached: `closed` (default, 503) or `open` (let through, logged). */
   readonly limitsOnStoreError?: UsageLimits.OnStoreError | undefined
+  /**
+   * How long a usage-limit reservation in counters shared by replicas (Postgres, Redis) holds
+   * before it is given back unsettled: its process died (default 900; `UsageCounters.ReservationLease`).
+   */
+  readonly limitsReservationLeaseSeconds?: number | undefined
   /** How long a batch job held by a process that died waits before another worker takes it (default 30). */
   readonly batchLeaseSeconds?: number | undefined
   /** How many lines of one batch are queued or running at once, over all workers (default 64). */
@@ -307,7 +312,12 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     Authenticator.Authenticator.layer({ adminKey }),
     AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
-  const counters = usageCounters(options)
+  const lease = options.limitsReservationLeaseSeconds
+  const counters = lease === undefined
+    ? usageCounters(options)
+    : usageCounters(options).pipe(
+      Layer.provide(Layer.succeed(UsageCounters.ReservationLease, Duration.seconds(lease)))
+    )
   // one set, built once, for the stages and the route that lists circuits
   const stores = cacheAndCircuits(options)
   // one writer, built once: the HTTP edge and the in-process calls record into its one buffer
@@ -412,6 +422,7 @@ export const OptionsConfig: Config.Config<Options> = Config.all({
   limitsOnStoreError: Config.Literals(["closed", "open"], "GATEWAY_LIMITS_ON_STORE_ERROR").pipe(
     Config.withDefault("closed" as const)
   ),
+  limitsReservationLeaseSeconds: optional(atLeastOne("GATEWAY_LIMITS_RESERVATION_LEASE_SECONDS")),
   requestLog: RequestLog.OptionsConfig,
   jwt: Config.all({
     jwksUrl: optional(Config.String("GATEWAY_JWKS_URL")),
