@@ -122,7 +122,7 @@ describe("/v1/messages to an Anthropic target", () => {
     })
   }
 
-  it("sends earlier thinking blocks back with their signatures, and tool results after the calls", async () => {
+  it("sends the client's own body: thinking blocks with their signatures, tool results as they came, is_error", async () => {
     const params: Anthropic.MessageCreateParamsNonStreaming = {
       model: "claude-sonnet-4-5",
       max_tokens: 2048,
@@ -137,20 +137,38 @@ describe("/v1/messages to an Anthropic target", () => {
             { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } }
           ]
         },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "sunny" }] }
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "no data", is_error: true }] }
       ]
     }
     await direct().messages.create(params)
     await viaGateway("anthropic").messages.create(params)
     const [sentDirect, sentOurs] = anthropic.requests.map((request) => request.body)
-    // a tool result's text comes back as a text block: the same content in Anthropic's other form
-    const asBlocks = JSON.parse(
-      JSON.stringify(Object(sentDirect).messages).replace(
-        "\"content\":\"sunny\"",
-        "\"content\":[{\"type\":\"text\",\"text\":\"sunny\"}]"
-      )
-    )
-    expect(Object(sentOurs).messages).toEqual(asBlocks)
+    expect(Object(sentOurs).messages).toEqual(Object(sentDirect).messages)
+  })
+})
+
+describe("/v1/messages to an Anthropic target through a config", () => {
+  const config = (extra: Record<string, unknown>) =>
+    JSON.stringify({ provider: "anthropic", api_key: "sk-ant-test", custom_host: anthropic.baseUrl, ...extra })
+  const params = { model: "claude-sonnet-4-5", max_tokens: 64, messages: [user("hello")], temperature: 0.9 }
+
+  it("lays the config's override_params over the client's own body", async () => {
+    const client = withGatewayKeyOnly({ "x-gateway-config": config({ override_params: { temperature: 0.1 } }) })
+    await client.messages.create(params)
+    expect(anthropic.requests.at(-1)?.body).toEqual({ ...params, temperature: 0.1 })
+  })
+
+  it("translates the chat body once a stage rewrote the conversation", async () => {
+    const mutator = {
+      id: "prefix",
+      type: "mutator",
+      checks: [{ id: "default.addPrefix", parameters: { prefix: "Be kind. " } }]
+    }
+    const client = withGatewayKeyOnly({ "x-gateway-config": config({ before_request_hooks: [mutator] }) })
+    await client.messages.create(params)
+    expect(Object(anthropic.requests.at(-1)?.body).messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "Be kind. hello" }] }
+    ])
   })
 })
 

@@ -3,10 +3,10 @@
  * (node:http, as the inference routes). A Messages request is translated into the internal chat
  * request and run through the very pipeline chat completions run (selection headers, config,
  * routing, retry, circuit breaker, cache, guardrails, limits, logs); the chat answer or stream
- * is translated back (a Message, or Anthropic's stream events). Anthropic targets get the
- * request in Anthropic's own shape from their adapter, which loses nothing of it (see
- * `@switchyard/messages-format`). Errors answer in Anthropic's shape with the status chat
- * completions would give.
+ * is translated back (a Message, or Anthropic's stream events). Anthropic targets (and Claude on
+ * Vertex AI) are sent the client's own body (core's GatewayRequest.native) unless a stage
+ * rewrote the conversation, when their adapter translates the chat body back. Errors answer in
+ * Anthropic's shape with the status chat completions would give.
  *
  * Anthropic's clients send one key, in `x-api-key` (or `Authorization: Bearer`): without
  * `x-gateway-api-key`, that key is the gateway key; with it, `x-api-key` stands in for
@@ -51,7 +51,8 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
         const principal = yield* admit(headers)
         access.apiKeyId = principal.keyId
         access.workspaceId = principal.workspaceId
-        const decoded = MessagesRequest.decode(yield* readJsonObject(request))
+        const raw = yield* readJsonObject(request)
+        const decoded = MessagesRequest.decode(raw)
         if (Result.isFailure(decoded)) return yield* invalid(decoded.failure)
         const body = decoded.success
         access.model = body.model
@@ -61,7 +62,9 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
         const context = yield* RequestContext.make({ traceId, headers, principal, receivedAt })
         access.metadata = context.metadata
         const chat = MessagesToChat.toChatRequest(body)
-        const answer = yield* gateway.handle({ endpoint: "chat.completions", body: chat, context })
+        // an Anthropic target is sent the client's own body while the pipeline leaves the conversation be
+        const native = { format: "messages", body: raw, messages: chat.messages }
+        const answer = yield* gateway.handle({ endpoint: "chat.completions", body: chat, context, native })
         AccessLine.noteAnswer(access, answer.headers)
         if (answer._tag === "Stream") {
           const estimate = { estimatedInputTokens: TokenEstimate.inputTokens(body), model: body.model }
