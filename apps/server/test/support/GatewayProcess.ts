@@ -51,7 +51,11 @@ export const start = async (env: Readonly<Record<string, string | undefined>> = 
   child.stderr.on("data", (data: Buffer) => (output += data.toString()))
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const baseUrl = `http://127.0.0.1:${port}`
-  await waitUntilHealthy(baseUrl, exited, () => output)
+  // a gateway that never became healthy is killed, not left running (and loading the machine) after its test
+  await waitUntilHealthy(baseUrl, exited, () => output).catch((error: unknown) => {
+    child.kill("SIGKILL")
+    throw error
+  })
   return {
     baseUrl,
     port,
