@@ -50,12 +50,39 @@ export const parentOf = (traceparent: string | undefined): Tracer.ExternalSpan |
 }
 
 /**
+ * Which requests' traces are recorded (`OTEL_TRACES_SAMPLER`): a share `ratio` of them, or, when
+ * `parentBased`, what the caller's `traceparent` decided whenever it sent one. Spans of a trace
+ * not sampled are made but never exported.
+ */
+export interface Sampler {
+  readonly parentBased: boolean
+  readonly ratio: number
+}
+
+/** The sampler; OpenTelemetry's default, `parentbased_always_on`, unless a layer says otherwise. */
+export const Sampling = Context.Reference<Sampler>("@switchyard/observability/Tracing/Sampling", {
+  defaultValue: () => ({ parentBased: true, ratio: 1 })
+})
+
+/** Whether a request's trace is recorded, given the caller's span when it sent one. */
+export const isSampled = (sampler: Sampler, parent: Tracer.ExternalSpan | undefined): boolean => {
+  if (parent !== undefined && sampler.parentBased) return parent.sampled
+  if (sampler.ratio >= 1) return true
+  if (sampler.ratio <= 0) return false
+  // traceidratio decides on the trace id, so every service of a trace decides alike
+  return parent === undefined
+    ? Math.random() < sampler.ratio
+    : parseInt(parent.traceId.slice(-8), 16) / 0x1_0000_0000 < sampler.ratio
+}
+
+/**
  * Starts a server span named `name`, the child of the caller's `traceparent` when it sent a valid
- * one (same trace id; sampled as the caller decided), else the root of a new trace.
+ * one (same trace id), else the root of a new trace; recorded as `sampler` decides.
  */
 export const startServerSpan = (
   tracer: Tracer.Tracer,
   clock: Clock.Clock,
+  sampler: Sampler,
   name: string,
   traceparent: string | undefined
 ): Tracer.Span => {
@@ -68,7 +95,7 @@ export const startServerSpan = (
     startTime: clock.currentTimeNanosUnsafe(),
     kind: "server",
     root: parent === undefined,
-    sampled: parent?.sampled ?? true
+    sampled: isSampled(sampler, parent)
   })
 }
 

@@ -37,18 +37,19 @@ describe("OtlpTraces.SettingsConfig", () => {
       assert.isUndefined(yield* settingsOf({ OTEL_SERVICE_NAME: "gw" }))
     }))
 
-  it.effect("sends to the base endpoint's /v1/traces with the spec's defaults", () =>
+  it.effect("sends to the base endpoint's /v1/traces, in JSON unless told otherwise", () =>
     Effect.gen(function*() {
       const settings = yield* settingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" })
       assert.deepStrictEqual(settings, {
         url: "http://collector:4318/v1/traces",
         headers: {},
-        protocol: "http/protobuf",
+        protocol: "http/json",
         compression: "none",
         timeoutMs: 10_000,
         serviceName: "switchyard",
         exportIntervalMs: 5_000,
-        maxBatchSize: 512
+        maxBatchSize: 512,
+        sampler: { parentBased: true, ratio: 1 }
       })
       const prefixed = yield* settingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example.com/otlp/" })
       assert.strictEqual(prefixed?.url, "https://otel.example.com/otlp/v1/traces")
@@ -61,25 +62,33 @@ describe("OtlpTraces.SettingsConfig", () => {
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://traces:4318/custom",
         OTEL_EXPORTER_OTLP_HEADERS: "x-shared=1",
         OTEL_EXPORTER_OTLP_TRACES_HEADERS: "api-key=a%20b,x-team=ml",
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf",
         OTEL_EXPORTER_OTLP_COMPRESSION: "gzip",
         OTEL_EXPORTER_OTLP_TIMEOUT: "2000",
         OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: "700",
         OTEL_SERVICE_NAME: "edge-eu",
         OTEL_BSP_SCHEDULE_DELAY: "250",
-        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "64"
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "64",
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.25"
       })
       assert.deepStrictEqual(settings, {
         url: "http://traces:4318/custom",
         headers: { "api-key": "a b", "x-team": "ml" },
-        protocol: "http/json",
+        protocol: "http/protobuf",
         compression: "gzip",
         timeoutMs: 700,
         serviceName: "edge-eu",
         exportIntervalMs: 250,
-        maxBatchSize: 64
+        maxBatchSize: 64,
+        sampler: { parentBased: true, ratio: 0.25 }
       })
+      const never = yield* settingsOf({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318",
+        OTEL_TRACES_SAMPLER: "always_off"
+      })
+      assert.deepStrictEqual(never?.sampler, { parentBased: false, ratio: 0 })
     }))
 
   it.effect("leaves the service name to OTEL_RESOURCE_ATTRIBUTES when it names one", () =>
@@ -106,6 +115,8 @@ describe("OtlpTraces.SettingsConfig", () => {
           { ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
           { ...endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: "soon" },
           { ...endpoint, OTEL_EXPORTER_OTLP_COMPRESSION: "brotli" },
+          { ...endpoint, OTEL_TRACES_SAMPLER: "jaeger_remote" },
+          { ...endpoint, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" },
           { OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" }
         ]
       ) {
@@ -113,6 +124,30 @@ describe("OtlpTraces.SettingsConfig", () => {
         assert.isTrue(Exit.isFailure(exit), JSON.stringify(env))
       }
     }))
+})
+
+describe("Tracing.isSampled", () => {
+  const parent = (traceId: string, sampled: boolean) =>
+    Tracing.parentOf(`00-${traceId}-00f067aa0ba902b7-0${sampled ? 1 : 0}`)
+  const low = "4bf92f3577b34da6a3ce929d00000010"
+  const high = "4bf92f3577b34da6a3ce929dfffffff0"
+
+  it("follows the caller's decision when parent based, else the share of trace ids", () => {
+    const half = { parentBased: true, ratio: 0.5 }
+    assert.isTrue(Tracing.isSampled(half, parent(high, true)))
+    assert.isFalse(Tracing.isSampled(half, parent(low, false)))
+    const ratio = { parentBased: false, ratio: 0.5 }
+    assert.isTrue(Tracing.isSampled(ratio, parent(low, false)))
+    assert.isFalse(Tracing.isSampled(ratio, parent(high, true)))
+    assert.isTrue(Tracing.isSampled({ parentBased: false, ratio: 1 }, parent(high, false)))
+    assert.isFalse(Tracing.isSampled({ parentBased: true, ratio: 0 }, undefined))
+  })
+
+  it("records about the share asked for of new traces", () => {
+    let sampled = 0
+    for (let i = 0; i < 10_000; i++) if (Tracing.isSampled({ parentBased: true, ratio: 0.2 }, undefined)) sampled++
+    assert.isTrue(sampled > 1_700 && sampled < 2_300, String(sampled))
+  })
 })
 
 describe("Tracing.Enabled", () => {

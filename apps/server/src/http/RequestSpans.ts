@@ -22,10 +22,12 @@ export const make: Effect.Effect<RequestSpans | undefined> = Effect.gen(function
   if (!(yield* Tracing.Enabled)) return undefined
   const tracer = yield* Effect.tracer
   const clock = yield* Clock.Clock
+  const sampler = yield* Tracing.Sampling
   return {
     start: (request, route) => {
       const traceparent = request.headers.traceparent
-      return Tracing.startServerSpan(tracer, clock, route, typeof traceparent === "string" ? traceparent : undefined)
+      const given = typeof traceparent === "string" ? traceparent : undefined
+      return Tracing.startServerSpan(tracer, clock, sampler, route, given)
     },
     end: (span, route, status, access) =>
       Tracing.endServerSpan(span, clock, status, attributesOf(route, status, access))

@@ -30,6 +30,8 @@ export interface FakeCollector {
   readonly contentTypes: Array<string>
   /** The headers of the last export. */
   readonly lastHeaders: () => IncomingMessage["headers"] | undefined
+  /** Exports held open (mode `"never"`), not answered. */
+  readonly held: () => number
   /** `"never"`: exports are held open and never answered. */
   mode: "ok" | "never"
   /** Resolves once a span matching `match` has arrived. */
@@ -61,6 +63,7 @@ export const start = async (): Promise<FakeCollector> => {
     spans,
     contentTypes,
     lastHeaders: () => lastHeaders,
+    held: () => held.length,
     mode: "ok",
     waitFor: async (match, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs
