@@ -29,6 +29,20 @@ layer(UpstreamClient.UpstreamClient.layer())("AnthropicAdapter and a Messages cl
       assert.deepStrictEqual(fake.requests[0]?.body, { ...messagesBody, model: "claude-opus-4-1", temperature: 0.1 })
     }))
 
+  it.effect("sends the client's anthropic-beta header with its own body, and not with a translation", () =>
+    Effect.gen(function*() {
+      const { fake, dispatch } = yield* withFakeAnthropic()
+      const body = chat({ messages: chatMessages, max_tokens: 64 })
+      const headers = { "anthropic-beta": "interleaved-thinking-2025-05-14" }
+      yield* dispatch({
+        ...request({ body, headers }),
+        native: { format: "messages", body: messagesBody, messages: body.messages }
+      })
+      yield* dispatch(request({ body, headers }))
+      assert.strictEqual(fake.requests[0]?.headers["anthropic-beta"], "interleaved-thinking-2025-05-14")
+      assert.isUndefined(fake.requests[1]?.headers["anthropic-beta"])
+    }))
+
   it.effect("translates the chat body once the conversation was rewritten", () =>
     Effect.gen(function*() {
       const { fake, dispatch } = yield* withFakeAnthropic()

@@ -91,7 +91,7 @@ const dispatch = (
       }
       const mapped = yield* NativeMessages.requestOf(request)
       const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const sent = { ...withForwarded(target, headers, request.context.headers) }
+      const sent = { ...withForwarded(target, headers, request.context.headers), ...mapped.headers }
       if (request.stream) sent.accept = "text/event-stream"
       const response = yield* client.post({ provider, url, headers: sent, body: JSON.stringify(mapped.body) }).pipe(
         Effect.flatMap(ensureOk(provider))

@@ -18,6 +18,8 @@ export const defaultMaxTokens = 4096
 export interface MappedRequest {
   readonly body: Readonly<Record<string, unknown>>
   readonly includeUsage: boolean
+  /** Headers the client's own Messages request asks to be sent with it (`anthropic-beta`). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 /** Maps the body, or refuses a parameter Anthropic cannot honour with a 400 that names it. */

@@ -3,7 +3,8 @@
  * `"messages"`) is sent to an Anthropic target in its own words: its body as it came, so nothing
  * the chat format cannot say is lost (`is_error` and images of tool results, the order of blocks,
  * members newer than the gateway), with what the pipeline set on the chat body laid over it (the
- * model a config chose, override_params' sampling members). Once a stage rewrote the conversation
+ * model a config chose, override_params' sampling members), and its `anthropic-beta` header (the
+ * beta features its body may use). Once a stage rewrote the conversation
  * (a mutator hook, a guardrail), `nativeFor` gives nothing and the chat body is translated.
  */
 import { type GatewayError, GatewayRequest } from "@switchyard/core"
@@ -11,6 +12,8 @@ import { Effect } from "effect"
 import { type MappedRequest, toAnthropicRequest } from "./AnthropicRequest.ts"
 
 export const FORMAT = "messages"
+
+const BETA_HEADER = "anthropic-beta"
 
 /** The Messages body to send: the client's own, or the translation of the chat body. */
 export const requestOf = (
@@ -30,5 +33,7 @@ export const requestOf = (
   else delete body.stream
   const options = chat.stream_options
   const includeUsage = GatewayRequest.isJsonObject(options) && options.include_usage === true
-  return Effect.succeed({ body, includeUsage })
+  // the beta features a Messages client opts into go with its body, which may use them
+  const beta = request.context.headers[BETA_HEADER]
+  return Effect.succeed({ body, includeUsage, headers: beta === undefined ? {} : { [BETA_HEADER]: beta } })
 }
