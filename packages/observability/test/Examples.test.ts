@@ -4,6 +4,7 @@ import { Logs } from "@switchyard/observability"
 import { ConfigProvider, Effect, Metric } from "effect"
 import { appLogging } from "../examples/AppLogging.ts"
 import { scrapeAfterChat } from "../examples/ScrapeMetrics.ts"
+import { traceSettings } from "../examples/TraceSettings.ts"
 
 describe("README examples", () => {
   it("shows every example file verbatim", () => ReadmeExamples.check(new URL("..", import.meta.url)))
@@ -29,4 +30,11 @@ describe("README examples", () => {
         ConfigProvider.fromUnknown({ GATEWAY_LOG_FORMAT: "json", GATEWAY_LOG_LEVEL: "warn" })
       )
     ))
+
+  it.effect("TraceSettings: the traces endpoint and service name from OTEL_* variables", () =>
+    Effect.gen(function*() {
+      const settings = yield* traceSettings
+      assert.strictEqual(settings?.url, "http://127.0.0.1:4318/v1/traces")
+      assert.strictEqual(settings?.serviceName, "edge-1")
+    }))
 })
