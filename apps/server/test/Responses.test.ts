@@ -314,3 +314,72 @@ describe("an openai target takes the Responses request natively", () => {
 
 const provider = (name?: string) =>
   createOpenAI({ apiKey: "sk-test", baseURL: `${gateway.baseUrl}/v1`, headers: selection(name) })
+
+describe("the chat pipeline's policies apply to /v1/responses", () => {
+  const withConfig = (config: Record<string, unknown>, body: unknown) =>
+    fetch(`${gateway.baseUrl}/v1/responses`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+        "x-gateway-config": JSON.stringify({ api_key: "sk-policy", custom_host: fake.baseUrl, ...config })
+      },
+      body: JSON.stringify(body)
+    }).then(async (response) => ({
+      status: response.status,
+      cache: response.headers.get("x-gateway-cache-status"),
+      // read loosely, as the other server tests read answers
+      body: JSON.parse(await response.text())
+    }))
+
+  it("answers a repeat from the cache without calling the provider", async () => {
+    const config = { provider: "groq", cache: { mode: "simple", max_age: 60 } }
+    const body = { model: "gpt-4o-mini", input: `cache me ${Date.now()}` }
+    const first = await withConfig(config, body)
+    const second = await withConfig(config, body)
+    expect([first.status, second.status]).toEqual([200, 200])
+    expect(second.cache).toBe("HIT")
+    expect(fake.requests).toHaveLength(1)
+    expect(second.body.output).toEqual([expect.objectContaining({ type: "message" })])
+    expect(second.body.output[0].content[0].text).toBe(first.body.output[0].content[0].text)
+    // each answer is a response of its own
+    expect(second.body.id).not.toBe(first.body.id)
+  })
+
+  it("denies an input guardrail's match with 446 before the provider is called", async () => {
+    const answer = await withConfig({
+      provider: "groq",
+      input_guardrails: [{ "default.contains": { words: ["forbidden"], operator: "none" }, deny: true }]
+    }, { model: "gpt-4o-mini", input: "this is forbidden" })
+    expect(answer.status).toBe(446)
+    expect(answer.body.error.code).toBe("hook_denied")
+    expect(fake.requests).toHaveLength(0)
+  })
+
+  it("reports the verdict of a check that let the request through, as chat completions do", async () => {
+    const answer = await withConfig({
+      provider: "groq",
+      input_guardrails: [{ "default.wordCount": { minWords: 50 } }]
+    }, { model: "gpt-4o-mini", input: "short" })
+    expect(answer.status).toBe(200)
+    expect(answer.body.object).toBe("response")
+    expect(answer.body.hook_results.before_request_hooks[0].verdict).toBe(false)
+  })
+
+  it("sends an openai target the chat request when a mutator rewrote the input (the change wins)", async () => {
+    const answer = await withConfig({
+      provider: "openai",
+      before_request_hooks: [{
+        id: "redact",
+        type: "mutator",
+        checks: [{ id: "default.regexReplace", parameters: { rule: "[\\w.]+@[\\w.]+", redactText: "[EMAIL]" } }]
+      }]
+    }, { model: "gpt-4o-mini", input: "mail ada@example.com" })
+    expect(answer.status).toBe(200)
+    expect(answer.body.object).toBe("response")
+    const sent = fake.requests.at(-1)
+    expect(sent?.path).toBe("/v1/chat/completions")
+    expect(JSON.stringify(sent?.body)).toContain("[EMAIL]")
+    expect(JSON.stringify(sent?.body)).not.toContain("ada@example.com")
+  })
+})

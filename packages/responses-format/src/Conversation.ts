@@ -10,8 +10,7 @@
  */
 import { GatewayError } from "@switchyard/core"
 import { Effect, Schema } from "effect"
-import type * as ChatRequest from "./ChatRequest.ts"
-import { inputItems } from "./ChatRequest.ts"
+import * as ChatRequest from "./ChatRequest.ts"
 import * as ResponsesRequest from "./ResponsesRequest.ts"
 import type * as ResponseStore from "./ResponseStore.ts"
 
@@ -57,7 +56,7 @@ export const expand = (
       history.push(...storedItems(previous.input), ...storedItems(previous.response.output))
     }
     const own: Array<ChatRequest.Item> = []
-    for (const [index, item] of inputItems(request).entries()) {
+    for (const [index, item] of ChatRequest.inputItems(request).entries()) {
       if (item.type !== "item_reference") {
         own.push(item)
         continue

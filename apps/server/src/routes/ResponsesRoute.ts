@@ -31,6 +31,7 @@ import * as Edge from "../http/Edge.ts"
 import { jsonObjectReader } from "../http/NodeBody.ts"
 import type { NodeHandler } from "../http/NodeEdge.ts"
 import * as NodeResponse from "../http/NodeResponse.ts"
+import * as RequestRecord from "../http/RequestRecord.ts"
 import { headerRecord, type InferenceRouteOptions } from "./InferenceRoute.ts"
 import * as ManagementRoute from "./ManagementRoute.ts"
 
@@ -63,6 +64,11 @@ export const make = (
         if (Result.isFailure(decoded)) return yield* invalid(decoded.failure)
         const body = decoded.success
         access.model = body.model
+        if (body.stream === true) access.stream = true
+        // the edge asks for bodies only when the request log keeps them
+        if (access.bodies !== undefined) access.bodies.request = raw
+        const receivedAt = Date.now()
+        access.receivedAt = receivedAt
         const conversation = yield* Conversation.expand(store, principal.workspaceId, body)
         const chat = ChatRequest.toChat(body, conversation.items, conversation.inputOffset)
         if (Result.isFailure(chat)) return yield* invalid(chat.failure)
@@ -70,8 +76,9 @@ export const make = (
           traceId,
           headers: withReasoning(headers),
           principal,
-          receivedAt: Date.now()
+          receivedAt
         })
+        access.metadata = context.metadata
         // an openai or azure-openai target takes the request as it came (NativeResponses in providers)
         const native = {
           format: "responses",
@@ -79,7 +86,8 @@ export const make = (
           messages: chat.success.messages
         }
         const answer = yield* gateway.handle({ endpoint: "chat.completions", body: chat.success, context, native })
-        const createdAt = Math.floor(Date.now() / 1000)
+        AccessLine.noteAnswer(access, answer.headers)
+        const createdAt = Math.floor(receivedAt / 1000)
         const skeleton = ResponseObject.skeleton(body, ResponseObject.newId("resp"), createdAt, body.model)
         const keep = (kept: ResponseObject.Response) =>
           body.store === false ? Effect.void : store.save(principal.workspaceId, kept, conversation.items)
@@ -89,7 +97,10 @@ export const make = (
         yield* keep(translated)
         return yield* NodeResponse.write(
           response,
-          GatewayResponse.json(translated, { status: answer.status, headers: answer.headers }),
+          GatewayResponse.json(withHookResults(translated, answer.body()), {
+            status: answer.status,
+            headers: answer.headers
+          }),
           access
         )
       })
@@ -100,6 +111,12 @@ export const make = (
     }
     return handle
   })
+
+/** The verdicts of hooks that let the request through, which the pipeline adds to a chat answer. */
+const withHookResults = (translated: ResponseObject.Response, chat: unknown): unknown =>
+  typeof chat === "object" && chat !== null && "hook_results" in chat
+    ? { ...translated, hook_results: chat.hook_results }
+    : translated
 
 /**
  * Reasoning reaches the chat format only where a target is not held to strict vendor compliance
@@ -138,6 +155,9 @@ const writeStream = (
   const translated = Stream.flatMap(answer.chunks, (chunk) => {
     access.firstChunkAt ??= performance.now()
     AccessLine.noteUsage(access, chunk)
+    AccessLine.noteResponseModel(access, chunk)
+    // the request log keeps what the provider streamed, in the pipeline's format
+    if (access.bodies !== undefined) RequestRecord.keepChunk(access.bodies, chunk)
     return Stream.fromIterable(machine.chunk(chunk))
   })
   const events = Stream.concat(Stream.fromIterable(machine.start()), translated).pipe(
