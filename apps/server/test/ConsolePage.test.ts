@@ -93,6 +93,20 @@ afterAll(async () => {
   if (profile !== undefined) await rm(profile, { recursive: true, force: true })
 })
 
+/** Opens a circuit (threshold 1) on the fake for `model`: its one attempt fails with 500. */
+const trip = (model: string) => {
+  fake.enqueue(Behaviour.json(500, { error: { message: "down" } }))
+  return chatVia(gateway.baseUrl, GatewayProcess.ADMIN_KEY, {
+    "x-gateway-config": JSON.stringify({
+      provider: "openai",
+      api_key: "sk-circuit",
+      custom_host: fake.baseUrl,
+      override_params: { model },
+      cb_config: { failure_threshold: 1, cooldown_interval: 60_000 }
+    })
+  }, chatBody())
+}
+
 /** A new tab on the console, its errors collected. */
 const openConsole = async (hash = ""): Promise<Page> => {
   const page = await context.newPage()
@@ -172,17 +186,7 @@ describe("the console in Chromium", () => {
       expect(traceId).not.toBe("")
 
       // a circuit that opens on its first failure
-      fake.enqueue(Behaviour.json(500, { error: { message: "down" } }))
-      const tripped = await chatVia(gateway.baseUrl, GatewayProcess.ADMIN_KEY, {
-        "x-gateway-config": JSON.stringify({
-          provider: "openai",
-          api_key: "sk-circuit",
-          custom_host: fake.baseUrl,
-          override_params: { model: "gpt-4o-mini" },
-          cb_config: { failure_threshold: 1, cooldown_interval: 60_000 }
-        })
-      }, chatBody())
-      expect(tripped.status).toBe(500)
+      expect((await trip("gpt-4o-mini")).status).toBe(500)
 
       const page = await openConsole()
       await signIn(page, GatewayProcess.ADMIN_KEY)
@@ -231,6 +235,9 @@ describe("the console in Chromium", () => {
       await open.waitFor({ timeout: SHOWN })
       expect(await open.innerText()).toContain(fake.baseUrl)
       expect(await open.innerText()).toMatch(/Open/)
+      // live: a circuit opened while the page is shown appears without a reload
+      expect((await trip("gpt-4o")).status).toBe(500)
+      await expect.poll(() => open.count(), { timeout: SHOWN }).toBe(2)
       await screenshot(page, "circuits")
 
       // integrations, configs and API keys: there, their secrets not
