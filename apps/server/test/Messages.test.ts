@@ -331,6 +331,39 @@ describe("/v1/messages runs the gateway pipeline", () => {
   })
 })
 
+describe("/v1/messages keys", () => {
+  const send = (headers: Record<string, string>) =>
+    fetch(`${gateway.baseUrl}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 16, messages: [user("hi")] })
+    })
+
+  it("takes the one key in x-api-key as the gateway key, the provider's credentials from the config", async () => {
+    const config = JSON.stringify({ provider: "anthropic", api_key: "sk-ant-test", custom_host: anthropic.baseUrl })
+    const answer = await send({ "x-api-key": GatewayProcess.ADMIN_KEY, "x-gateway-config": config })
+    expect(answer.status).toBe(200)
+    expect(anthropic.requests.at(-1)?.headers["x-api-key"]).toBe("sk-ant-test")
+  })
+
+  it("takes x-api-key as the provider's key beside x-gateway-api-key", async () => {
+    const answer = await send({
+      "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+      "x-api-key": "sk-ant-test",
+      "x-gateway-provider": "anthropic",
+      "x-gateway-custom-host": anthropic.baseUrl
+    })
+    expect(answer.status).toBe(200)
+    expect(anthropic.requests.at(-1)?.headers["x-api-key"]).toBe("sk-ant-test")
+  })
+
+  it("answers 401 in Anthropic's shape without any key", async () => {
+    const answer = await send({})
+    expect(answer.status).toBe(401)
+    expect(await answer.json()).toMatchObject({ type: "error", error: { type: "authentication_error" } })
+  })
+})
+
 describe("/v1/messages/count_tokens", () => {
   it("answers an estimate of the input tokens", async () => {
     const counted = await viaGateway("openai").messages.countTokens({
