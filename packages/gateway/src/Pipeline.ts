@@ -44,7 +44,7 @@ import {
   UsagePolicies
 } from "@switchyard/usage-limits"
 import { Config, ConfigProvider, Data, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
-import type { Redis } from "effect/persistence"
+import type { RateLimiter, Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import * as GatewayEmbedder from "./internal/GatewayEmbedder.ts"
@@ -138,7 +138,14 @@ const redisStores = (url: Redacted.Redacted<string>) =>
  * own SQLite, taken row by row on Postgres (shared by replicas). Like the other Redis stores,
  * imported only for a Redis URL.
  */
-const usageCounters = (options: Options) => {
+/** What {@link usageCounters} builds, also with a reservation lease provided to it. */
+type CountersLayer = Layer.Layer<
+  UsageCounters.UsageCounters | RateLimiter.RateLimiterStore,
+  MissingRedisPackage | Redis.RedisError,
+  Database.Dialect | SqlClient.SqlClient
+>
+
+const usageCounters = (options: Options): CountersLayer => {
   const url = options.redisUrl
   if (url === undefined) {
     return Layer.merge(
@@ -197,7 +204,7 @@ const storedProviders = Layer.effect(
 const stages = (
   options: Options,
   embedder: Layer.Layer<Embedder.Embedder>,
-  counters: ReturnType<typeof usageCounters>,
+  counters: CountersLayer,
   stores: ReturnType<typeof cacheAndCircuits>
 ) =>
   Layer.mergeAll(
@@ -229,7 +236,7 @@ const cacheAndCircuits = (options: Options) =>
 const gateway = (
   options: Options,
   embedder: Layer.Layer<Embedder.Embedder>,
-  counters: ReturnType<typeof usageCounters>,
+  counters: CountersLayer,
   stores: ReturnType<typeof cacheAndCircuits>
 ) =>
   Gateway.Gateway.layer.pipe(
@@ -313,7 +320,7 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
   const lease = options.limitsReservationLeaseSeconds
-  const counters = lease === undefined
+  const counters: CountersLayer = lease === undefined
     ? usageCounters(options)
     : usageCounters(options).pipe(
       Layer.provide(Layer.succeed(UsageCounters.ReservationLease, Duration.seconds(lease)))
