@@ -4,8 +4,8 @@
  * then the text, then one `tool_use` block per tool call; `stop_reason` and `usage` in
  * Anthropic's terms.
  */
-import { ChatCompletion, ChatReasoning, type Usage } from "@switchyard/protocol"
-import { Result, Schema } from "effect"
+import { ChatCompletion, ChatReasoning, InvalidInput, type Usage } from "@switchyard/protocol"
+import { Result } from "effect"
 
 type Json = Record<string, unknown>
 
@@ -49,7 +49,8 @@ export const inputOf = (text: string): Json => {
   }
 }
 
-const decodeCompletion = Schema.decodeUnknownResult(ChatCompletion.ChatCompletion)
+// the JIT-compiled decoder: every non-streamed answer goes through it
+const decodeCompletion = InvalidInput.decodeInputResult(ChatCompletion.ChatCompletion)
 
 /**
  * The Message of a chat answer, or undefined when the answer is not a chat completion.
