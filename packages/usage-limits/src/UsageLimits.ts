@@ -75,13 +75,15 @@ const isCacheHit = (response: GatewayResponse.GatewayResponse): boolean => {
 const factsOf = (
   target: ProviderTarget.ProviderTarget,
   request: GatewayRequest.GatewayRequest,
-  provider: string
+  provider: string,
+  /** The virtual key's id, resolved from its token by `StoredProviders`: never the token, a credential. */
+  virtualKeyId?: string | undefined
 ): Matching.Facts => {
   const model = request.body.model
   return {
     api_key: request.context.principal.keyId,
     workspace_id: request.context.principal.workspaceId,
-    virtual_key: target.virtual_key,
+    virtual_key: target.virtual_key === undefined ? undefined : virtualKeyId,
     provider,
     model: typeof model === "string" ? model : undefined,
     integration: target.provider.startsWith("@") && target.provider.length > 1 ? target.provider.slice(1) : undefined,
@@ -183,7 +185,7 @@ const middleware = (target: ProviderTarget.ProviderTarget, services: Services): 
             const stored = target.provider.startsWith("@")
               ? yield* services.storedProviders.resolve(workspaceId, target)
               : undefined
-            const facts = factsOf(target, request, stored?.provider ?? target.provider)
+            const facts = factsOf(target, request, stored?.provider ?? target.provider, stored?.virtualKeyId)
             const planned = claimsOf(
               active,
               facts,
