@@ -13,6 +13,7 @@ import { BodyDeadlines } from "./http/BodyDeadlines.ts"
 import * as NodeEdge from "./http/NodeEdge.ts"
 import * as Readiness from "./Readiness.ts"
 import * as Routes from "./Routes.ts"
+import * as CircuitGauges from "./routes/CircuitGauges.ts"
 import * as FileRoutes from "./routes/FileRoutes.ts"
 import * as ManagementRoute from "./routes/ManagementRoute.ts"
 import * as MetricsRoute from "./routes/MetricsRoute.ts"
@@ -54,6 +55,8 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
         Layer.provide(RecordedGateway.layer("POST /v1/prompts/:id/completions")),
         Layer.provide(Layer.succeed(ManagementRoute.BodyTimeoutMs, bodyTimeoutMs)),
         Layer.provide(Layer.succeed(MetricsRoute.Enabled, config.metrics)),
+        // each scrape reads the circuits afresh for gateway_circuit_state
+        Layer.provide(CircuitGauges.layer),
         Layer.provide(Layer.succeed(ManagementRoute.InferenceBodyBytes, config.maxBodyBytes)),
         Layer.provide(Layer.succeed(FileRoutes.UploadBytes, config.maxFileBytes)),
         // /ready asks the pipeline's database, and Redis when the pipeline keeps its stores there

@@ -33,6 +33,18 @@ export interface Usage {
 
 type Attributes = Readonly<Record<string, string>>
 
+/** A target's circuit: the parts of its key, the credential as its hash (never a secret). */
+export interface Circuit {
+  readonly provider: string
+  readonly host: string
+  readonly model: string
+  readonly credentialId: string
+}
+
+export type CircuitState = "closed" | "half_open" | "open"
+
+const circuitValues: Readonly<Record<CircuitState, number>> = { closed: 0, half_open: 1, open: 2 }
+
 /** One metric name's series, made on first use and kept, at most `MAX_SERIES` of them. */
 const seriesOf = <M>(make: (attributes: Attributes) => M) => {
   const made = new Map<string, M>()
@@ -63,6 +75,8 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
   readonly retries: (provider: string, count: number) => void
   /** What a request cost in US dollars at the model catalog's prices, by provider and model. */
   readonly cost: (provider: string, model: string, usd: number) => void
+  /** A circuit's state as last read: 0 closed, 1 half open, 2 open. */
+  readonly circuitState: (circuit: Circuit, state: CircuitState) => void
 }>()("@switchyard/observability/GatewayMetrics") {
   /** The metrics, recorded into the registry of the context the layer is built in. */
   static readonly layer: Layer.Layer<GatewayMetrics> = Layer.effect(
@@ -104,6 +118,12 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
           attributes
         })
       )
+      const circuits = seriesOf((attributes) =>
+        Metric.gauge("gateway_circuit_state", {
+          description: "Each target's circuit as last read: 0 closed, 1 half open, 2 open",
+          attributes
+        })
+      )
       const operationKey = (operation: Operation) => `${operation.operation}\n${operation.provider}\n${operation.model}`
       const operationAttributes = (operation: Operation) => (): Attributes => ({
         gen_ai_operation_name: operation.operation,
@@ -132,7 +152,17 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
         },
         cost: (provider, model, usd) =>
           costs(`${provider}\n${model}`, () => ({ gen_ai_provider_name: provider, gen_ai_request_model: model }))
-            .updateUnsafe(usd, context)
+            .updateUnsafe(usd, context),
+        circuitState: (circuit, state) =>
+          circuits(
+            `${circuit.provider}\n${circuit.host}\n${circuit.model}\n${circuit.credentialId}`,
+            () => ({
+              provider: circuit.provider,
+              host: circuit.host,
+              model: circuit.model,
+              credential_id: circuit.credentialId
+            })
+          ).updateUnsafe(circuitValues[state], context)
       })
     })
   )

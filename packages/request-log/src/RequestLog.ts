@@ -54,7 +54,8 @@ const SHUTDOWN_FLUSH_LIMIT = Duration.seconds(5)
 
 const DAY_MS = 86_400_000
 
-const dropped = (reason: "buffer_full" | "write_failed") =>
+/** `gateway_log_records_dropped_total` by reason: the buffer was full, or the batch could not be written. */
+export const droppedRecords = (reason: "buffer_full" | "write_failed") =>
   Metric.counter("gateway_log_records_dropped_total", {
     description: "Request log records dropped, by reason: the buffer was full, or their batch could not be written",
     attributes: { reason },
@@ -86,8 +87,8 @@ const make = (options: Options) =>
     const bufferLimit = options.bufferLimit ?? DEFAULT_BUFFER_LIMIT
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE
     const retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS
-    const droppedFull = dropped("buffer_full")
-    const droppedFailed = dropped("write_failed")
+    const droppedFull = droppedRecords("buffer_full")
+    const droppedFailed = droppedRecords("write_failed")
 
     let buffer: Array<Entry> = []
     const batchWaiting = Latch.makeUnsafe(false)
@@ -105,6 +106,8 @@ const make = (options: Options) =>
       if (buffer.length < batchSize) batchWaiting.closeUnsafe()
       if (batch.length === 0) return Effect.void
       return store.write(batch).pipe(
+        // stopped half-way (shutdown past its limit): the batch is lost, and counted
+        Effect.onInterrupt(() => Effect.sync(() => droppedFailed.updateUnsafe(batch.length, context))),
         Effect.catchCause((cause) => {
           droppedFailed.updateUnsafe(batch.length, context)
           return Effect.logWarning(

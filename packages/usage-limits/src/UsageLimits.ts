@@ -53,10 +53,15 @@ export interface Options {
   readonly onStoreError?: OnStoreError | undefined
 }
 
-const refusals = Metric.counter("gateway_policy_refusals_total", {
-  description: "Requests refused by a usage-limit or rate-limit policy",
-  incremental: true
-})
+/** `gateway_policy_refusals_total` by the kind of policy and the status it answered: two series. */
+const refusalsOf = (policy: "usage_limit" | "rate_limit", status: number) =>
+  Metric.counter("gateway_policy_refusals_total", {
+    description: "Requests refused by a policy, by kind of policy and status",
+    attributes: { policy, status: String(status) },
+    incremental: true
+  })
+const refusals = refusalsOf("usage_limit", 412)
+const rateRefusals = refusalsOf("rate_limit", 429)
 
 const storeMisses = Metric.counter("gateway_usage_counter_misses_total", {
   description: "Requests that went on uncounted because the usage counters could not be reached (open mode)",
@@ -199,7 +204,7 @@ const middleware = (target: ProviderTarget.ProviderTarget, services: Services): 
             const admit = rates.length === 0
               ? Effect.succeed(RateLimits.nothing)
               : RateLimits.admit(rates, facts, request.context, services.limiter, services.windows).pipe(
-                Effect.tapError((error) => error._tag === "RateLimited" ? Metric.update(refusals, 1) : Effect.void),
+                Effect.tapError((error) => error._tag === "RateLimited" ? Metric.update(rateRefusals, 1) : Effect.void),
                 Effect.catchTag(
                   "WindowStoreError",
                   (error) => Effect.as(storeUnreachable(error, onStoreError), RateLimits.nothing)

@@ -14,12 +14,23 @@ export const Enabled = Context.Reference<boolean>("@switchyard/server/MetricsRou
   defaultValue: () => true
 })
 
+/**
+ * What is read afresh for each scrape before the text is rendered: the gauges that mirror state
+ * kept elsewhere (each target's circuit). The server sets it; nothing by default.
+ */
+export const BeforeScrape = Context.Reference<Effect.Effect<void>>("@switchyard/server/MetricsRoute/BeforeScrape", {
+  defaultValue: () => Effect.void
+})
+
 // the envelope every unknown route answers with; the trace id header is set by the route (open)
 const removed = () =>
   Edge.toResponse(Edge.answerOf(new GatewayError.NotFound({ message: "no route for GET /metrics" }), ""))
 
 export const response: Effect.Effect<HttpServerResponse.HttpServerResponse> = Enabled.use((enabled) =>
   enabled
-    ? Effect.map(MetricsText.render, (text) => HttpServerResponse.text(text, { contentType: MetricsText.contentType }))
+    ? BeforeScrape.use((refresh) => refresh).pipe(
+      Effect.andThen(MetricsText.render),
+      Effect.map((text) => HttpServerResponse.text(text, { contentType: MetricsText.contentType }))
+    )
     : Effect.sync(removed)
 )

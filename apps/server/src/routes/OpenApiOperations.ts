@@ -8,6 +8,7 @@ import * as AssistantOperations from "./openapi/AssistantOperations.ts"
 import * as ConsoleOperations from "./openapi/ConsoleOperations.ts"
 import * as FileOperations from "./openapi/FileOperations.ts"
 import * as InferenceOperations from "./openapi/InferenceOperations.ts"
+import * as LogOperations from "./openapi/LogOperations.ts"
 import * as MessagesOperations from "./openapi/MessagesOperations.ts"
 import type { Operation } from "./openapi/OperationShapes.ts"
 import * as PolicyOperations from "./openapi/PolicyOperations.ts"
@@ -24,6 +25,7 @@ export const operations: Readonly<Record<string, Operation>> = {
   ...ConsoleOperations.operations,
   ...FileOperations.operations,
   ...InferenceOperations.operations,
+  ...LogOperations.operations,
   ...PolicyOperations.operations,
   ...PromptOperations.operations,
   ...MessagesOperations.operations,

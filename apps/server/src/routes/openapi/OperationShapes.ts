@@ -157,6 +157,7 @@ export const tags = {
   Files: "Uploaded files (batch input) and the files batches write, per workspace.",
   Batches: "JSONL files of requests run in the background through the pipeline, on any provider, with the "
     + "provider selection the batch was created with.",
+  Logs: "The request log: every inference request answered, per workspace, with its status, tokens, cost and timing.",
   Circuits: "Each target's circuit breaker (`cb_config`) as this process knows it; admin only.",
   Console: "The web console: a page and its two assets, served by the gateway itself.",
   Service: "The gateway itself: health and this description."

@@ -1,0 +1,156 @@
+/**
+ * The writer off the request path: `record` returns at once whatever the store does; entries are
+ * written in batches on the interval or as soon as a batch waits; a full buffer and a failed
+ * batch drop entries and count them; what is buffered is written when the layer closes; the
+ * hourly sweep deletes what is past retention (TestClock throughout, no sleeps).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { GatewayError } from "@switchyard/core"
+import { LogRecord, RequestLog, RequestLogStore } from "@switchyard/request-log"
+import { TestDatabase } from "@switchyard/storage/testing"
+import { Context, Effect, Exit, Fiber, Layer, Metric, Scope } from "effect"
+import { SqlError } from "effect/sql"
+import { TestClock } from "effect/testing"
+
+const entry = (traceId: string, receivedAt = 0): LogRecord.Entry => ({
+  traceId,
+  workspaceId: "ws-1",
+  apiKeyId: "key-1",
+  receivedAt,
+  route: "POST /v1/chat/completions",
+  endpoint: "chat.completions",
+  status: 200,
+  stream: false,
+  provider: "openai",
+  model: "gpt-4o-mini",
+  targetPath: "config",
+  usage: { inputTokens: 1, outputTokens: 2 },
+  costUsd: 0.000001,
+  latencyMs: 12.5,
+  firstTokenMs: undefined,
+  cacheStatus: undefined,
+  retries: 0,
+  metadata: {}
+})
+
+/** A store whose writes are kept in `written`, or stall forever, or fail. */
+const storeThat = (behaviour: "writes" | "stalls" | "fails") => {
+  const written: Array<ReadonlyArray<LogRecord.Entry>> = []
+  const store = RequestLogStore.RequestLogStore.of({
+    write: (entries) => {
+      if (behaviour === "stalls") return Effect.never
+      if (behaviour === "fails") {
+        return Effect.fail(new SqlError.SqlError({ reason: new SqlError.UnknownError({ cause: "down" }) }))
+      }
+      return Effect.sync(() => void written.push(entries))
+    },
+    list: () => Effect.die("unused"),
+    get: () => Effect.fail(new GatewayError.NotFound({ message: "unused" })),
+    deleteBefore: () => Effect.succeed(0)
+  })
+  return { written, layer: Layer.succeed(RequestLogStore.RequestLogStore, store) }
+}
+
+const dropped = (reason: "buffer_full" | "write_failed") =>
+  Effect.map(Metric.value(RequestLog.droppedRecords(reason)), (state) => state.count)
+
+/** Builds the writer in a scope of its own, so a test can close it (the shutdown). */
+const writer = (store: Layer.Layer<RequestLogStore.RequestLogStore>, options: RequestLog.Options) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const context = yield* Layer.buildWithScope(RequestLog.RequestLog.layer(options).pipe(Layer.provide(store)), scope)
+    return { log: Context.get(context, RequestLog.RequestLog), scope }
+  })
+
+const isolated = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, Metric.MetricRegistry, new Map())
+
+describe("RequestLog", () => {
+  it.effect("writes on the interval, in one batch, what was recorded", () =>
+    isolated(Effect.gen(function*() {
+      const { layer, written } = storeThat("writes")
+      const { log } = yield* writer(layer, { flushIntervalMs: 1_000 })
+      log.record(entry("a"))
+      log.record(entry("b"))
+      assert.deepStrictEqual(written, [])
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(written.map((batch) => batch.map((e) => e.traceId)), [["a", "b"]])
+    })))
+
+  it.effect("writes at once when a full batch waits, without waiting for the interval", () =>
+    isolated(Effect.gen(function*() {
+      const { layer, written } = storeThat("writes")
+      const { log } = yield* writer(layer, { flushIntervalMs: 60_000, batchSize: 3 })
+      for (const id of ["a", "b", "c", "d"]) log.record(entry(id))
+      yield* Effect.yieldNow
+      yield* TestClock.adjust("1 millis")
+      // a batch of three, and what waited behind it
+      assert.deepStrictEqual(written.map((batch) => batch.length), [3, 1])
+    })))
+
+  it.effect("returns at once when the store stalls, and drops and counts what the full buffer cannot hold", () =>
+    isolated(Effect.gen(function*() {
+      const { layer } = storeThat("stalls")
+      const { log } = yield* writer(layer, { flushIntervalMs: 100, batchSize: 2, bufferLimit: 3 })
+      // the first batch of two goes to the stalled store and stays there
+      log.record(entry("a"))
+      log.record(entry("b"))
+      yield* TestClock.adjust("1 second")
+      // the buffer holds three more, the rest is dropped: record never waits
+      for (const id of ["c", "d", "e", "f", "g"]) log.record(entry(id))
+      assert.strictEqual(yield* dropped("buffer_full"), 2)
+    })))
+
+  it.effect("drops and counts a batch the store refuses, and goes on with the next", () =>
+    isolated(Effect.gen(function*() {
+      const { layer } = storeThat("fails")
+      const { log } = yield* writer(layer, { flushIntervalMs: 100 })
+      log.record(entry("a"))
+      log.record(entry("b"))
+      yield* TestClock.adjust("100 millis")
+      assert.strictEqual(yield* dropped("write_failed"), 2)
+      log.record(entry("c"))
+      yield* TestClock.adjust("100 millis")
+      assert.strictEqual(yield* dropped("write_failed"), 3)
+    })))
+
+  it.effect("writes what is buffered when it is closed", () =>
+    isolated(Effect.gen(function*() {
+      const { layer, written } = storeThat("writes")
+      const { log, scope } = yield* writer(layer, { flushIntervalMs: 60_000 })
+      log.record(entry("last words"))
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(written.map((batch) => batch.map((e) => e.traceId)), [["last words"]])
+    })))
+
+  it.effect("does not hold the shutdown longer than 5 s on a stalled store, and counts what it dropped", () =>
+    isolated(Effect.gen(function*() {
+      const { layer } = storeThat("stalls")
+      const { log, scope } = yield* writer(layer, { flushIntervalMs: 60_000 })
+      log.record(entry("stuck"))
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      yield* TestClock.adjust("5 seconds")
+      yield* Fiber.join(closing)
+      assert.strictEqual(yield* dropped("write_failed"), 1)
+    })))
+
+  it.effect("sweeps the records past retention every hour", () =>
+    Effect.gen(function*() {
+      const day = 86_400_000
+      const store = yield* RequestLogStore.RequestLogStore
+      yield* store.write([entry("old", 0), entry("recent", 20 * day)])
+      const { log } = yield* writer(Layer.succeed(RequestLogStore.RequestLogStore, store), {
+        retentionDays: 30,
+        flushIntervalMs: day
+      })
+      assert.isFalse(log.bodies)
+      const remaining = () =>
+        store.list("ws-1", { limit: 10, order: "desc" }).pipe(Effect.map((page) => page.data.map((r) => r.trace_id)))
+      assert.deepStrictEqual(yield* remaining(), ["recent", "old"])
+      // 30 days and an hour on: the sweep after the first hour finds "old" past retention
+      yield* TestClock.adjust(30 * day)
+      yield* TestClock.adjust("1 hour")
+      assert.deepStrictEqual(yield* remaining(), ["recent"])
+    }).pipe(
+      Effect.provide(RequestLogStore.RequestLogStore.layerSql.pipe(Layer.provide(TestDatabase.layerSqlite)))
+    ))
+})
