@@ -299,7 +299,7 @@ const immediately = (
   if (admission instanceof RateLimits.RateLimited) {
     // refused by a rate limit: what the usage limits took is given back
     if (reserved?._tag === "Admitted") local.counters.settle(settlementsOf(claims, NOTHING))
-    return Effect.andThen(Metric.update(refusals, 1), Effect.fail(admission))
+    return Effect.andThen(Metric.update(rateRefusals, 1), Effect.fail(admission))
   }
   if (reserved?._tag === "Refused") {
     const refused = claims[reserved.index]
