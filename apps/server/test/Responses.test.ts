@@ -7,7 +7,7 @@
  * `openai(model)` provider, which calls this route.
  */
 import { createOpenAI } from "@ai-sdk/openai"
-import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
+import { Behaviour, FakeAnthropic, FakeOpenAI } from "@switchyard/fake-providers"
 import { generateText, jsonSchema, streamText, tool } from "ai"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -15,15 +15,18 @@ import * as GatewayProcess from "./support/GatewayProcess.ts"
 import * as Transcripts from "./support/ResponsesTranscripts.ts"
 
 let fake: FakeOpenAI.FakeOpenAI
+let anthropic: FakeAnthropic.FakeAnthropic
 let gateway: GatewayProcess.GatewayProcess
 
 beforeAll(async () => {
   fake = await FakeOpenAI.start()
+  anthropic = await FakeAnthropic.start({ apiKey: "sk-test" })
   gateway = await GatewayProcess.start()
 })
 afterAll(async () => {
   await gateway?.stop()
   await fake?.close()
+  await anthropic?.close()
 })
 beforeEach(() => fake.reset())
 
@@ -381,5 +384,56 @@ describe("the chat pipeline's policies apply to /v1/responses", () => {
     expect(sent?.path).toBe("/v1/chat/completions")
     expect(JSON.stringify(sent?.body)).toContain("[EMAIL]")
     expect(JSON.stringify(sent?.body)).not.toContain("ada@example.com")
+  })
+})
+
+describe("another provider family: Anthropic", () => {
+  const claude = () =>
+    new OpenAI({
+      apiKey: "sk-test",
+      baseURL: `${gateway.baseUrl}/v1`,
+      defaultHeaders: {
+        "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+        "x-gateway-provider": "anthropic",
+        "x-gateway-custom-host": anthropic.baseUrl
+      },
+      maxRetries: 0
+    })
+
+  it("continues on Anthropic a conversation stored from another provider (previous_response_id)", async () => {
+    fake.enqueue(Transcripts.sse(Transcripts.text))
+    const first = await client().responses.stream({ model: "gpt-4o-mini", input: "hi" }).finalResponse()
+    const second = await claude().responses.create({
+      model: "claude-sonnet-4-5",
+      instructions: "Be brief.",
+      previous_response_id: first.id,
+      input: "and then?"
+    })
+    expect(second.output_text).toBe("echo: and then?")
+    expect(second.usage?.input_tokens).toBeGreaterThan(0)
+    expect(anthropic.requests.at(-1)?.body).toMatchObject({
+      system: [{ type: "text", text: "Be brief." }],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        { role: "assistant", content: [{ type: "text", text: "Hello, world" }] },
+        { role: "user", content: [{ type: "text", text: "and then?" }] }
+      ]
+    })
+  })
+
+  it("streams Claude's tool use as a function_call the openai client assembles", async () => {
+    const streamed = await claude().responses.stream({
+      model: "claude-sonnet-4-5",
+      input: "weather in Lyon?",
+      tools: [{ type: "function", name: "get_weather", parameters: { type: "object", properties: {} }, strict: false }],
+      tool_choice: "required"
+    }).finalResponse()
+    expect(streamed.status).toBe("completed")
+    expect(streamed.output).toEqual([
+      expect.objectContaining({ type: "function_call", name: "get_weather", arguments: "{}", status: "completed" })
+    ])
+    const call = streamed.output[0]
+    expect(call?.type === "function_call" ? call.call_id : undefined).toMatch(/^toolu_fake_/)
+    expect(anthropic.requests.at(-1)?.body).toMatchObject({ tool_choice: { type: "any" }, stream: true })
   })
 })
