@@ -1,7 +1,8 @@
 import { assert, layer } from "@effect/vitest"
-import { UpstreamClient } from "@switchyard/providers"
+import { GoogleAdapters, UpstreamClient } from "@switchyard/providers"
 import { Effect } from "effect"
 import { chat, withFakeAnthropic } from "./support/AnthropicUpstream.ts"
+import { fakeVertex } from "./support/GoogleFakes.ts"
 import { request } from "./support/Upstream.ts"
 
 /** What a Messages client sent, and the chat body the edge translated it into. */
@@ -54,5 +55,25 @@ layer(UpstreamClient.UpstreamClient.layer())("AnthropicAdapter and a Messages cl
       assert.deepStrictEqual(Object(fake.requests[0]?.body).messages, [
         { role: "user", content: [{ type: "text", text: "rewritten" }] }
       ])
+    }))
+
+  it.effect("sends Claude on Vertex AI the client's own body, without model and with Vertex's version", () =>
+    Effect.gen(function*() {
+      const fake = yield* fakeVertex()
+      const client = yield* UpstreamClient.UpstreamClient
+      const dispatch = yield* GoogleAdapters.VertexAdapter.make(client).make({
+        provider: "vertex-ai",
+        custom_host: fake.baseUrl,
+        cloud2_project_id: fake.project,
+        cloud2_region: fake.region,
+        cloud2_service_account_json: fake.serviceAccount
+      })
+      const body = chat({ messages: chatMessages, model: "claude-sonnet-4@20250514", max_tokens: 64 })
+      yield* dispatch({
+        ...request({ body }),
+        native: { format: "messages", body: messagesBody, messages: body.messages }
+      })
+      const { model: _, ...rest } = messagesBody
+      assert.deepStrictEqual(fake.requests.at(-1)?.body, { ...rest, anthropic_version: "vertex-2023-10-16" })
     }))
 })
