@@ -70,7 +70,10 @@ describe("traces over OTLP/HTTP", () => {
   it("sends one server span per request with the GenAI and HTTP attributes", async () => {
     const response = await chat(leaf(), "hello")
     expect(response.status).toBe(200)
-    const body = await response.json()
+    const body = (await response.json()) as {
+      readonly model: string
+      readonly usage: { readonly prompt_tokens: number; readonly completion_tokens: number }
+    }
     const { named, root } = await traceOf(response, 2)
     expect(root.name).toBe("POST /v1/chat/completions")
     expect(root.kind).toBe(2)
