@@ -5,9 +5,9 @@
  */
 import { CacheMiddleware } from "@switchyard/cache"
 import { ConfigCompiler, type Endpoint, RequestContext } from "@switchyard/core"
+import type { LogLine } from "@switchyard/observability"
 import { Retry } from "@switchyard/retry"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import type { LogLine } from "@switchyard/observability"
 
 /**
  * What a route notes as it learns it, for the access line and the metrics; absent fields are
