@@ -7,7 +7,7 @@
  * `openai(model)` provider, which calls this route.
  */
 import { createOpenAI } from "@ai-sdk/openai"
-import { Behaviour, FakeAnthropic, FakeOpenAI } from "@switchyard/fake-providers"
+import { Behaviour, FakeAnthropic, FakeAzure, FakeOpenAI } from "@switchyard/fake-providers"
 import { generateText, jsonSchema, streamText, tool } from "ai"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -16,17 +16,20 @@ import * as Transcripts from "./support/ResponsesTranscripts.ts"
 
 let fake: FakeOpenAI.FakeOpenAI
 let anthropic: FakeAnthropic.FakeAnthropic
+let azure: FakeAzure.FakeAzure
 let gateway: GatewayProcess.GatewayProcess
 
 beforeAll(async () => {
   fake = await FakeOpenAI.start()
   anthropic = await FakeAnthropic.start({ apiKey: "sk-test" })
+  azure = await FakeAzure.start()
   gateway = await GatewayProcess.start()
 })
 afterAll(async () => {
   await gateway?.stop()
   await fake?.close()
   await anthropic?.close()
+  await azure?.close()
 })
 beforeEach(() => fake.reset())
 
@@ -312,6 +315,39 @@ describe("an openai target takes the Responses request natively", () => {
       },
       { type: "message", role: "user", content: "second" }
     ])
+  })
+})
+
+describe("an azure-openai target takes the Responses request natively", () => {
+  const viaAzure = () =>
+    new OpenAI({
+      apiKey: "unused",
+      baseURL: `${gateway.baseUrl}/v1`,
+      defaultHeaders: {
+        "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+        "x-gateway-config": JSON.stringify({
+          provider: "azure-openai",
+          api_key: "azure-key",
+          custom_host: azure.baseUrl,
+          resource_name: "contoso",
+          deployments: [{ deployment_id: "gpt-4o-prod", alias: "gpt-4o", api_version: "2025-03-01-preview" }]
+        })
+      },
+      maxRetries: 0
+    })
+
+  it("posts to the resource's /openai/responses with the deployment as the model, plain and streamed", async () => {
+    const plain = await viaAzure().responses.create({ model: "gpt-4o", input: "hello azure" })
+    expect(plain.output_text).toBe("echo: hello azure")
+    expect(plain.model).toBe("gpt-4o-2024-11-20")
+    const sent = azure.requests.at(-1)
+    expect(sent?.path).toBe("/openai/responses?api-version=2025-03-01-preview")
+    expect(sent?.headers["api-key"]).toBe("azure-key")
+    expect(sent?.body).toMatchObject({ model: "gpt-4o-prod", store: false })
+
+    const streamed = await viaAzure().responses.stream({ model: "gpt-4o", input: "stream azure" }).finalResponse()
+    expect(streamed.output_text).toBe("echo: stream azure")
+    expect(streamed.usage?.total_tokens).toBeGreaterThan(0)
   })
 })
 

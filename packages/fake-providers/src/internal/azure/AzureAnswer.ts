@@ -6,6 +6,7 @@
 import { chatCompletion, chatCompletionEvents, readChatRequest, type ReplyIdentity } from "../ChatCompletionReply.ts"
 import { embeddingList } from "../EmbeddingsReply.ts"
 import { isRecord } from "../JsonFields.ts"
+import * as ResponsesReply from "../ResponsesReply.ts"
 import { textCompletion, textCompletionEvents } from "../TextCompletionReply.ts"
 import type { AzureRoute } from "./AzureRequestCheck.ts"
 
@@ -30,6 +31,12 @@ const promptFilterEvent = sseEvent({
 })
 
 export const answer = (route: AzureRoute, body: unknown, identity: ReplyIdentity): AzureAnswer => {
+  if (route._tag === "AzureOpenAI" && route.operation === "responses") {
+    const request = { ...(isRecord(body) ? body : {}), model: route.model }
+    return ResponsesReply.isStreamed(request)
+      ? { _tag: "Events", events: ResponsesReply.events(request, identity) }
+      : { _tag: "Body", body: ResponsesReply.response(request, identity) }
+  }
   if (route._tag === "AzureOpenAI" && route.operation === "embeddings") {
     return { _tag: "Body", body: { ...embeddingList(body), model: route.model } }
   }
@@ -56,6 +63,9 @@ export const answer = (route: AzureRoute, body: unknown, identity: ReplyIdentity
 
 /** The streamed chat reply for a route, whatever the request asked for: what stream behaviours send. */
 export const streamEvents = (route: AzureRoute, body: unknown, identity: ReplyIdentity): ReadonlyArray<string> => {
+  if (route._tag === "AzureOpenAI" && route.operation === "responses") {
+    return ResponsesReply.events({ ...(isRecord(body) ? body : {}), model: route.model, stream: true }, identity)
+  }
   const events = chatCompletionEvents({ ...readChatRequest(body), model: route.model }, identity)
   return route._tag === "AzureOpenAI" ? [promptFilterEvent, ...events] : events
 }

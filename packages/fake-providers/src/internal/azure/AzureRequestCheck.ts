@@ -17,7 +17,11 @@ export interface AzureSettings {
 
 /** Which API a checked request called, and the model that answers it. */
 export type AzureRoute =
-  | { readonly _tag: "AzureOpenAI"; readonly operation: "chat" | "completions" | "embeddings"; readonly model: string }
+  | {
+    readonly _tag: "AzureOpenAI"
+    readonly operation: "chat" | "completions" | "embeddings" | "responses"
+    readonly model: string
+  }
   | { readonly _tag: "Inference"; readonly model: string }
 
 export type CheckResult =
@@ -93,6 +97,7 @@ export const checkRequest = (
       : "embeddings"
     return checkBody(request.body, operation === "chat", { _tag: "AzureOpenAI", operation, model })
   }
+  if (url.pathname === "/openai/responses") return checkResponses(settings, request, apiVersion)
   if (url.pathname !== "/chat/completions" && url.pathname !== "/score") return notFound
   if (bearer !== `Bearer ${settings.apiKey}` && bearer !== `Bearer ${settings.bearerToken}`) {
     return inferenceUnauthorized
@@ -103,6 +108,23 @@ export const checkRequest = (
     if (deployment === undefined || !settings.managedDeployments.includes(deployment)) return noManagedDeployment
   }
   return checkBody(request.body, true, { _tag: "Inference", model: settings.endpointModel })
+}
+
+/** Azure OpenAI's Responses API: one path per resource, the deployment named as the body's `model`. */
+const checkResponses = (
+  settings: AzureSettings,
+  request: { readonly headers: Readonly<Record<string, string>>; readonly body: unknown },
+  apiVersion: string | null
+): CheckResult => {
+  const keyOk = request.headers["api-key"] === settings.apiKey
+  if (!keyOk && request.headers.authorization !== `Bearer ${settings.bearerToken}`) return accessDenied
+  if (apiVersion === null || !apiVersionPattern.test(apiVersion)) return notFound
+  if (!isRecord(request.body)) return invalidJson
+  const deployment = request.body.model
+  const model = typeof deployment === "string" ? settings.deployments[deployment] : undefined
+  return model === undefined
+    ? deploymentNotFound
+    : { _tag: "Accepted", route: { _tag: "AzureOpenAI", operation: "responses", model } }
 }
 
 const checkBody = (body: unknown, isChat: boolean, route: AzureRoute): CheckResult => {
