@@ -290,18 +290,16 @@ export class UsageCounters extends Context.Service<UsageCounters, {
       const immediate: ImmediateCounters = {
         reserve: (reservations) => {
           // one synchronous step: the check and the taking cannot interleave with another request
-          const counters: Array<LocalCounter> = []
+          const taken: Array<{ readonly entry: LocalCounter; readonly reservation: Reservation }> = []
           for (const reservation of reservations) {
             const entry = entries.get(keyOf(reservation))
             if (entry === undefined) return undefined
-            counters.push(entry)
+            taken.push({ entry, reservation })
           }
-          for (const [index, reservation] of reservations.entries()) {
-            const entry = counters[index]!
+          for (const [index, { entry, reservation }] of taken.entries()) {
             if (entry.usage + entry.reserved >= reservation.limit) return { _tag: "Refused", index }
           }
-          for (const [index, reservation] of reservations.entries()) {
-            const entry = counters[index]!
+          for (const { entry, reservation } of taken) {
             entry.reserved += reservation.amount
             if (entry.policyId === "") entry.policyId = reservation.policyId
           }
