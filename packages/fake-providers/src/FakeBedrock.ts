@@ -1,8 +1,10 @@
 /**
- * A fake Amazon Bedrock runtime on 127.0.0.1 for the Converse and ConverseStream APIs. Every
+ * A fake Amazon Bedrock runtime on 127.0.0.1 for the Converse and ConverseStream APIs, and
+ * InvokeModel(WithResponseStream) for Claude models in Anthropic's shape (ClaudeInvoke). Every
  * request is checked as AWS would: the SigV4 signature recomputed from the known credentials
- * (403 on any mismatch), the path `/model/{modelId}/converse[-stream]`, and the body's shape
- * (400 `ValidationException`). Answers are Converse JSON or binary event-stream frames.
+ * (403 on any mismatch), the path `/model/{modelId}/{converse,converse-stream,invoke,
+ * invoke-with-response-stream}`, and the body's shape (400 `ValidationException`). Answers are
+ * Converse JSON, Anthropic Messages, or binary event-stream frames.
  *
  * @example
  * ```ts
@@ -16,6 +18,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { checkInvokeBody, invokeFrames, invokeMessage, isClaudeModel } from "./internal/bedrock/ClaudeInvoke.ts"
 import { check } from "./internal/bedrock/ConverseBodyCheck.ts"
 import { encode, type StreamFrame, textFrames } from "./internal/bedrock/EventFrames.ts"
 import { type Credentials, verify } from "./internal/bedrock/SignatureCheck.ts"
@@ -76,7 +79,7 @@ export interface RecordedRequest {
   readonly body: unknown
   /** The decoded model id of the path. */
   readonly modelId: string
-  readonly operation: "converse" | "converse-stream"
+  readonly operation: Operation
 }
 
 export interface StartOptions {
@@ -98,12 +101,16 @@ export interface FakeBedrock {
   readonly close: () => Promise<void>
 }
 
-const PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/
+const operations = ["converse", "converse-stream", "invoke", "invoke-with-response-stream"] as const
+type Operation = typeof operations[number]
+const PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/
 
 export const start = async (options: StartOptions): Promise<FakeBedrock> => {
   const requests: Array<RecordedRequest> = []
   const refused: Array<{ status: number; message: string }> = []
   const queue: Array<BedrockBehaviour> = []
+  // counted as the fake Anthropic API counts its replies, so both sign thinking alike
+  let invocations = 0
 
   const refuse = (response: ServerResponse, status: number, errorType: string, message: string) => {
     refused.push({ status, message })
@@ -133,18 +140,27 @@ export const start = async (options: StartOptions): Promise<FakeBedrock> => {
     } catch {
       return refuse(response, 400, "SerializationException", "The request body is not valid JSON.")
     }
-    const problem = check(body)
+    const operation = operations.find((name) => name === match[2]) ?? "converse"
+    const modelId = decodeURIComponent(match[1] ?? "")
+    const invoking = operation === "invoke" || operation === "invoke-with-response-stream"
+    if (invoking && !isClaudeModel(modelId)) {
+      return refuse(
+        response,
+        400,
+        "ValidationException",
+        `The fake serves InvokeModel for Claude only, not ${modelId}.`
+      )
+    }
+    const problem = invoking ? checkInvokeBody(body, modelId) : check(body)
     if (problem !== undefined) return refuse(response, 400, "ValidationException", problem)
-    const operation = match[2] === "converse-stream" ? "converse-stream" : "converse"
-    requests.push({
-      method: "POST",
-      path: target,
-      headers,
-      body,
-      modelId: decodeURIComponent(match[1] ?? ""),
-      operation
-    })
-    await answer(queue.shift() ?? reply(), operation, response)
+    requests.push({ method: "POST", path: target, headers, body, modelId, operation })
+    const behaviour = queue.shift() ?? reply()
+    if (invoking && behaviour._tag === "Reply") {
+      invocations += 1
+      if (operation === "invoke") return sendMessage(response, invokeMessage(body, modelId, invocations))
+      return answer(frames(invokeFrames(body, modelId, invocations)), "invoke-with-response-stream", response)
+    }
+    await answer(behaviour, operation, response)
   }
 
   const server = createServer((request, response) => {
@@ -167,6 +183,7 @@ export const start = async (options: StartOptions): Promise<FakeBedrock> => {
       requests.length = 0
       refused.length = 0
       queue.length = 0
+      invocations = 0
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -210,6 +227,11 @@ const answer = async (behaviour: BedrockBehaviour, operation: string, response: 
     }
   }
   response.end()
+}
+
+const sendMessage = (response: ServerResponse, message: unknown) => {
+  response.writeHead(200, { "content-type": "application/json", "x-amzn-requestid": randomUUID() })
+  response.end(JSON.stringify(message))
 }
 
 const sendError = (response: ServerResponse, status: number, errorType: string, message: string) => {

@@ -24,9 +24,16 @@ export const toChunks = (
   response: UpstreamResponse,
   options: StreamOptions
 ): Stream.Stream<Chunk, GatewayError.UpstreamUnreachable | GatewayError.UpstreamStatus> =>
+  eventsToChunks(readEvents(options.provider, response), options)
+
+/** The chunks of Anthropic's events however they arrived (Bedrock frames them in its event stream). */
+export const eventsToChunks = <E>(
+  events: Stream.Stream<StreamEvent, E>,
+  options: StreamOptions
+): Stream.Stream<Chunk, E> =>
   Stream.suspend(() => {
     const translator = new ChunkTranslator(options)
-    return readEvents(options.provider, response).pipe(
+    return events.pipe(
       Stream.map((event) => translator.next(event)),
       Stream.flattenIterable
     )

@@ -68,25 +68,41 @@ export const readEvents = (
   provider: string,
   response: UpstreamResponse
 ): Stream.Stream<StreamEvent, GatewayError.UpstreamUnreachable | GatewayError.UpstreamStatus> =>
-  Stream.suspend(() => {
-    let finished = false
-    const cut = () => new GatewayError.UpstreamUnreachable({ provider, message: "the stream was cut" })
-    return response.stream.pipe(
+  untilStop(
+    provider,
+    response.stream.pipe(
       Stream.decodeText,
       Stream.pipeThroughChannel(Sse.decode()),
-      Stream.mapError(cut),
-      Stream.mapEffect((event) => decodeOrFail(provider, response, event.data)),
+      Stream.mapError(() => cut(provider)),
+      Stream.mapEffect((event) => decodeEventData(provider, response.headers, event.data))
+    )
+  )
+
+const cut = (provider: string) => new GatewayError.UpstreamUnreachable({ provider, message: "the stream was cut" })
+
+/**
+ * The events up to `message_stop`, whatever carried them (SSE, or Bedrock's event-stream frames);
+ * a source that ends before it was cut.
+ */
+export const untilStop = <E>(
+  provider: string,
+  events: Stream.Stream<StreamEvent, E>
+): Stream.Stream<StreamEvent, E | GatewayError.UpstreamUnreachable> =>
+  Stream.suspend(() => {
+    let finished = false
+    return events.pipe(
       Stream.takeUntil((event) => {
         finished = event.type === "message_stop"
         return finished
       }),
-      Stream.concat(Stream.suspend(() => (finished ? Stream.empty : Stream.fail(cut()))))
+      Stream.concat(Stream.suspend(() => (finished ? Stream.empty : Stream.fail(cut(provider)))))
     )
   })
 
-const decodeOrFail = (
+/** One event's JSON; an `error` event fails with its documented status. */
+export const decodeEventData = (
   provider: string,
-  response: UpstreamResponse,
+  headers: Readonly<Record<string, string>>,
   data: string
 ): Effect.Effect<StreamEvent, GatewayError.UpstreamUnreachable | GatewayError.UpstreamStatus> => {
   const decoded = decodeEvent(data)
@@ -102,7 +118,7 @@ const decodeOrFail = (
         provider,
         status: errorStatuses[event.error.type] ?? 500,
         body: { type: "error", error: event.error },
-        headers: response.headers
+        headers
       })
     )
   }

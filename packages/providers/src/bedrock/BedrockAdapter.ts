@@ -2,7 +2,8 @@
  * Amazon Bedrock through the Converse and ConverseStream APIs:
  * `POST https://bedrock-runtime.{region}.amazonaws.com/model/{modelId}/converse` (JSON) and
  * `…/converse-stream` (binary event stream), the modelId URL-encoded, every request signed with
- * SigV4 for service `bedrock`. Credentials are the target's `cloud1_*` fields; `custom_host`
+ * SigV4 for service `bedrock`. A Messages client's request to a Claude model goes instead to
+ * InvokeModel in Anthropic's own shape (InvokeClaude). Credentials are the target's `cloud1_*` fields; `custom_host`
  * replaces the base URL (tests, VPC endpoints).
  */
 import {
@@ -14,6 +15,8 @@ import {
   type ProviderTarget
 } from "@switchyard/core"
 import { Clock, Effect, Random, Schema } from "effect"
+import { Message, toChatCompletion } from "../anthropic/AnthropicResponse.ts"
+import { eventsToChunks } from "../anthropic/AnthropicStream.ts"
 import { ensureOk, parseLenient } from "../UpstreamCall.ts"
 import type { UpstreamClient, UpstreamResponse } from "../UpstreamClient.ts"
 import { fromHttpError } from "./BedrockError.ts"
@@ -21,6 +24,7 @@ import * as BedrockSigner from "./BedrockSigner.ts"
 import { fromChatBody } from "./ConverseRequest.ts"
 import { ConverseResponse, toCompletion } from "./ConverseResponse.ts"
 import { toChunks } from "./ConverseStream.ts"
+import { invokeBodyOf, readInvokeEvents } from "./InvokeClaude.ts"
 
 /** The signer setup, public so its known-answer vectors can be checked. */
 export * as BedrockSigner from "./BedrockSigner.ts"
@@ -79,26 +83,26 @@ const dispatch = (
         invalid(`provider "bedrock" does not serve /v1${Endpoint.paths[request.endpoint]}`, "provider")
       )
     }
+    const modelId = typeof request.body.model === "string" ? request.body.model : ""
+    const invoke = yield* invokeBodyOf(request, modelId)
+    if (invoke !== undefined) {
+      const action = request.stream ? "invoke-with-response-stream" : "invoke"
+      const response = yield* post(client, settings, { modelId, action, body: invoke.body, stream: request.stream })
+      const identity = { created: yield* createdAt, extras: target.strict_vendor_compliance === false }
+      if (!request.stream) return yield* readMessage(response, identity)
+      yield* ensureEventStream(response)
+      const options = { ...identity, provider: PROVIDER, includeUsage: invoke.includeUsage }
+      return GatewayResponse.stream(eventsToChunks(readInvokeEvents(response), options))
+    }
     const call = yield* fromChatBody(request.body)
     const action = request.stream ? "converse-stream" : "converse"
-    const url = new URL(`${settings.baseUrl}/model/${encodeURIComponent(call.model)}/${action}`)
-    const body = JSON.stringify(call.body)
-    const now = yield* Clock.currentTimeMillis
-    const headers = yield* Effect.tryPromise({
-      try: () =>
-        settings.sign({
-          method: "POST",
-          url,
-          headers: { "content-type": "application/json", accept: request.stream ? EVENT_STREAM : "application/json" },
-          body,
-          date: new Date(now)
-        }),
-      catch: (error) => new GatewayError.InternalError({ message: `bedrock: signing failed: ${String(error)}` })
+    const response = yield* post(client, settings, {
+      modelId: call.model,
+      action,
+      body: call.body,
+      stream: request.stream
     })
-    const response = yield* client.post({ provider: PROVIDER, url: url.href, headers, body }).pipe(
-      Effect.flatMap(ensureOk(PROVIDER)),
-      Effect.mapError((error) => error instanceof GatewayError.UpstreamStatus ? fromHttpError(error) : error)
-    )
+    const now = yield* Clock.currentTimeMillis
     const requestId = response.headers["x-amzn-requestid"] ?? String(yield* Random.nextInt)
     const identity = {
       id: `chatcmpl-${requestId}`,
@@ -107,14 +111,51 @@ const dispatch = (
       withReasoning: target.strict_vendor_compliance === false
     }
     if (!request.stream) return yield* readCompletion(response, identity)
-    if (response.headers["content-type"]?.startsWith(EVENT_STREAM) !== true) {
-      yield* response.discard
-      return yield* Effect.fail(unreachable(
-        `answered a streamed request with ${response.headers["content-type"] ?? "no content type"}`
-      ))
-    }
+    yield* ensureEventStream(response)
     return GatewayResponse.stream(toChunks(response, { ...identity, includeUsage: call.includeUsage }))
   })
+
+const createdAt = Effect.map(Clock.currentTimeMillis, (now) => Math.floor(now / 1000))
+
+interface Call {
+  readonly modelId: string
+  readonly action: string
+  readonly body: unknown
+  readonly stream: boolean
+}
+
+/** One signed POST to `/model/{modelId}/{action}`, failing with Bedrock's error on a non-2xx. */
+const post = (client: UpstreamClient["Service"], settings: Settings, call: Call) =>
+  Effect.gen(function*() {
+    const url = new URL(`${settings.baseUrl}/model/${encodeURIComponent(call.modelId)}/${call.action}`)
+    const body = JSON.stringify(call.body)
+    const now = yield* Clock.currentTimeMillis
+    const headers = yield* Effect.tryPromise({
+      try: () =>
+        settings.sign({
+          method: "POST",
+          url,
+          headers: { "content-type": "application/json", accept: call.stream ? EVENT_STREAM : "application/json" },
+          body,
+          date: new Date(now)
+        }),
+      catch: (error) => new GatewayError.InternalError({ message: `bedrock: signing failed: ${String(error)}` })
+    })
+    return yield* client.post({ provider: PROVIDER, url: url.href, headers, body }).pipe(
+      Effect.flatMap(ensureOk(PROVIDER)),
+      Effect.mapError((error) => error instanceof GatewayError.UpstreamStatus ? fromHttpError(error) : error)
+    )
+  })
+
+const ensureEventStream = (response: UpstreamResponse) =>
+  response.headers["content-type"]?.startsWith(EVENT_STREAM) === true
+    ? Effect.void
+    : Effect.andThen(
+      response.discard,
+      Effect.fail(unreachable(
+        `answered a streamed request with ${response.headers["content-type"] ?? "no content type"}`
+      ))
+    )
 
 const unreachable = (message: string) => new GatewayError.UpstreamUnreachable({ provider: PROVIDER, message })
 
@@ -129,4 +170,15 @@ const readCompletion = (response: UpstreamResponse, identity: Parameters<typeof 
         : error
     ),
     Effect.map((converse) => GatewayResponse.json(toCompletion(converse, identity)))
+  )
+
+const decodeMessage = Schema.decodeUnknownEffect(Message)
+
+const readMessage = (response: UpstreamResponse, identity: Parameters<typeof toChatCompletion>[1]) =>
+  response.bytes.pipe(
+    Effect.flatMap((bytes) => decodeMessage(parseLenient(bytes))),
+    Effect.mapError((error) =>
+      error._tag === "SchemaError" ? unreachable("answered a body that is not an Anthropic message") : error
+    ),
+    Effect.map((message) => GatewayResponse.json(toChatCompletion(message, identity)))
   )

@@ -94,7 +94,11 @@ const sse = (data: JsonRecord) => `event: ${String(data.type)}\ndata: ${JSON.str
 type JsonRecord = Readonly<Record<string, unknown>>
 
 /** The SSE events of a streamed answer, one string per event. */
-export const messageEvents = (reply: MessageReply, identity: Identity): ReadonlyArray<string> => {
+export const messageEvents = (reply: MessageReply, identity: Identity): ReadonlyArray<string> =>
+  messageEventData(reply, identity).map(sse)
+
+/** The events of a streamed answer as JSON objects (Bedrock frames them in its own event stream). */
+export const messageEventData = (reply: MessageReply, identity: Identity): ReadonlyArray<JsonRecord> => {
   const usage = usageOf(reply)
   const start = {
     type: "message_start",
@@ -118,7 +122,7 @@ export const messageEvents = (reply: MessageReply, identity: Identity): Readonly
       usage: { output_tokens: usage.output_tokens }
     },
     { type: "message_stop" }
-  ].map(sse)
+  ]
 }
 
 const blockEvents = (block: ReplyBlock, index: number): ReadonlyArray<JsonRecord> => {

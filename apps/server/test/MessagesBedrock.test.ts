@@ -1,0 +1,162 @@
+/**
+ * POST /v1/messages to Claude on Bedrock: the client's own body goes to InvokeModel(WithResponseStream)
+ * in Anthropic's shape (not Converse), so Anthropic's client assembles the same Message from the
+ * gateway's answer as from Anthropic itself, thinking signatures included.
+ */
+import Anthropic from "@anthropic-ai/sdk"
+import { FakeAnthropic, FakeBedrock } from "@switchyard/fake-providers"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import * as GatewayProcess from "./support/GatewayProcess.ts"
+
+const credentials = { accessKeyId: "AKIDMESSAGES", secretAccessKey: "messages-secret" }
+const CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+let anthropic: FakeAnthropic.FakeAnthropic
+let bedrock: FakeBedrock.FakeBedrock
+let gateway: GatewayProcess.GatewayProcess
+
+beforeAll(async () => {
+  anthropic = await FakeAnthropic.start({ apiKey: "sk-ant-test" })
+  bedrock = await FakeBedrock.start({ credentials, region: "us-east-1" })
+  gateway = await GatewayProcess.start()
+})
+beforeEach(() => {
+  anthropic.reset()
+  bedrock.reset()
+})
+afterAll(async () => {
+  await gateway?.stop()
+  await bedrock?.close()
+  await anthropic?.close()
+})
+
+const bedrockConfig = () =>
+  JSON.stringify({
+    provider: "bedrock",
+    custom_host: bedrock.baseUrl,
+    cloud1_access_key_id: credentials.accessKeyId,
+    cloud1_secret_access_key: credentials.secretAccessKey,
+    cloud1_region: "us-east-1"
+  })
+
+const viaBedrock = () =>
+  new Anthropic({
+    apiKey: GatewayProcess.ADMIN_KEY,
+    baseURL: gateway.baseUrl,
+    maxRetries: 0,
+    defaultHeaders: { "x-gateway-config": bedrockConfig() }
+  })
+
+const direct = () =>
+  new Anthropic({
+    apiKey: "sk-ant-test",
+    baseURL: anthropic.baseUrl,
+    maxRetries: 0,
+    defaultHeaders: { "x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01" }
+  })
+
+/** Ids carry each fake's reply ordinal and the model is each provider's own name for it. */
+const normalized = (message: Anthropic.Message): unknown => {
+  const { id: _id, model: _model, ...rest } = message
+  return JSON.parse(JSON.stringify(rest).replace(/(toolu_fake_|sig-fake-)\d+/g, "$1N"))
+}
+
+const user = (text: string) => ({ role: "user" as const, content: [{ type: "text" as const, text }] })
+const weather = {
+  name: "get_weather",
+  description: "Weather",
+  input_schema: { type: "object" as const, properties: {} }
+}
+
+describe("/v1/messages to Claude on Bedrock", () => {
+  const cases: ReadonlyArray<readonly [string, Anthropic.MessageCreateParamsNonStreaming]> = [
+    ["text", { model: CLAUDE, max_tokens: 64, messages: [user("hello there")] }],
+    ["thinking", {
+      model: CLAUDE,
+      max_tokens: 2048,
+      messages: [user("why?")],
+      thinking: { type: "enabled", budget_tokens: 1024 }
+    }],
+    ["tool use", { model: CLAUDE, max_tokens: 64, messages: [user("weather?")], tools: [weather] }],
+    ["a stop sequence", { model: CLAUDE, max_tokens: 64, messages: [user("one ### two")], stop_sequences: ["###"] }]
+  ]
+
+  for (const [name, params] of cases) {
+    it(`assembles the same Message as from Anthropic itself: ${name}, plain and streamed`, async () => {
+      const run = async (client: Anthropic) => ({
+        plain: normalized(await client.messages.create(params)),
+        streamed: normalized(await client.messages.stream(params).finalMessage())
+      })
+      const vendor = await run(direct())
+      const ours = await run(viaBedrock())
+      expect(ours.plain).toEqual(vendor.plain)
+      expect(ours.streamed).toEqual(vendor.streamed)
+      expect(bedrock.requests.map((request) => request.operation)).toEqual(["invoke", "invoke-with-response-stream"])
+      expect(bedrock.requests.map((request) => request.modelId)).toEqual([CLAUDE, CLAUDE])
+      // Anthropic's body as the client sent it, less `model` and `stream`, with Bedrock's version
+      const { model: _model, ...sent } = params
+      expect(bedrock.requests[0]?.body).toEqual({ ...sent, anthropic_version: "bedrock-2023-05-31" })
+    })
+  }
+
+  it("sends thinking blocks with their signatures and tool results as they came, and betas in the body", async () => {
+    const params: Anthropic.MessageCreateParamsNonStreaming = {
+      model: CLAUDE,
+      max_tokens: 2048,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      tools: [weather],
+      messages: [
+        user("weather in Paris?"),
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Call the tool.", signature: "sig-1" },
+            { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } }
+          ]
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "no data", is_error: true }] }
+      ]
+    }
+    await viaBedrock().messages.create(params, {
+      headers: { "anthropic-beta": "interleaved-thinking-2025-05-14, token-efficient-tools-2025-02-19" }
+    })
+    const sent = Object(bedrock.requests[0]?.body)
+    expect(sent.messages).toEqual(params.messages)
+    expect(sent.anthropic_beta).toEqual(["interleaved-thinking-2025-05-14", "token-efficient-tools-2025-02-19"])
+  })
+
+  it("answers an exception frame after the 200 as Anthropic's error event", async () => {
+    const chunk = (event: Record<string, unknown>) =>
+      FakeBedrock.event("chunk", { bytes: Buffer.from(JSON.stringify(event)).toString("base64") })
+    bedrock.enqueue(FakeBedrock.frames([
+      chunk({
+        type: "message_start",
+        message: { id: "msg_1", type: "message", role: "assistant", model: "claude", content: [], usage: {} }
+      }),
+      FakeBedrock.exception("throttlingException", "Too many tokens, please wait before trying again.")
+    ]))
+    const stream = viaBedrock().messages.stream({ model: CLAUDE, max_tokens: 64, messages: [user("hi")] })
+    await expect(stream.finalMessage()).rejects.toThrow(/Too many tokens/)
+  })
+
+  it("answers a stream cut before message_stop with an error, not a short Message", async () => {
+    bedrock.enqueue(FakeBedrock.frames([], { cutAfter: 0 }))
+    const stream = viaBedrock().messages.stream({ model: CLAUDE, max_tokens: 64, messages: [user("hi")] })
+    await expect(stream.finalMessage()).rejects.toThrow()
+  })
+
+  it("keeps Converse for other models, and for chat completions to Claude", async () => {
+    await viaBedrock().messages.create({ model: "amazon.nova-pro-v1:0", max_tokens: 64, messages: [user("hi")] })
+    const chat = await fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+        "x-gateway-config": bedrockConfig()
+      },
+      body: JSON.stringify({ model: CLAUDE, messages: [{ role: "user", content: "hi" }] })
+    })
+    expect(chat.status).toBe(200)
+    expect(bedrock.requests.map((request) => request.operation)).toEqual(["converse", "converse"])
+  })
+})
