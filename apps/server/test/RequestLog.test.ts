@@ -20,7 +20,7 @@ beforeAll(async () => {
   fake = await FakeOpenAI.start()
   gateway = await GatewayProcess.start({ GATEWAY_LOG_LEVEL: "warn" })
   withBodies = await GatewayProcess.start({ GATEWAY_LOG_LEVEL: "warn", GATEWAY_LOG_BODIES: "true" })
-})
+}, 120_000)
 afterAll(async () => {
   await Promise.all([gateway?.stop(), withBodies?.stop()])
   await fake?.close()
@@ -183,6 +183,29 @@ describe("the request log over HTTP", () => {
     })
   })
 
+  it("records the calls an assistant run makes, in the background", async () => {
+    const model = `run-model-${Date.now()}`
+    const assistant = await call(gateway.baseUrl, "POST", "/v1/assistants", { body: { model } })
+    const thread = await call(gateway.baseUrl, "POST", "/v1/threads", {
+      body: { messages: [{ role: "user", content: "hello there" }] },
+      headers: viaFake()
+    })
+    const run = await call(gateway.baseUrl, "POST", `/v1/threads/${thread.body.id}/runs`, {
+      body: { assistant_id: assistant.body.id }
+    })
+    expect(run.status).toBe(200)
+    let status = run.body.status
+    for (let attempt = 0; attempt < 250 && ["queued", "in_progress"].includes(status); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      status = (await call(gateway.baseUrl, "GET", `/v1/threads/${thread.body.id}/runs/${run.body.id}`)).body.status
+    }
+    expect(status).toBe("completed")
+    const listed = await logs(`?model=${model}`)
+    expect(listed.body.data).toHaveLength(1)
+    expect(listed.body.data[0]).toMatchObject({ route: "assistant run", status: 200, provider: "openai" })
+    expect(listed.body.data[0].usage.total_tokens).toBeGreaterThan(0)
+  })
+
   it("keeps request and response bodies only with GATEWAY_LOG_BODIES=true", async () => {
     const plain = await chat({ target: withBodies, body: { messages: [{ role: "user", content: "keep me" }] } })
     const kept = await recordOf(plain.traceId, withBodies)
@@ -320,17 +343,20 @@ describe("the metrics the request log adds to GET /metrics", () => {
   })
 
   it("shows each target's circuit state, 2 once it is open", async () => {
-    const model = `circuit-model-${Date.now()}`
     const config = {
       provider: "openai",
-      api_key: "sk-circuit",
+      api_key: `sk-circuit-${Date.now()}`,
       custom_host: fake.baseUrl,
       cb_config: { failure_threshold: 1, cooldown_interval: 60_000 }
     }
     fake.enqueue(Behaviour.json(500, { error: { message: "down" } }))
-    const failed = await chat({ headers: { "x-gateway-config": JSON.stringify(config) }, body: { model } })
-    expect(failed.status).toBe(500)
-    const series = new RegExp(`^gateway_circuit_state\\{(?=.*provider="openai")(?=.*model="${model}")`)
+    expect((await chat({ headers: { "x-gateway-config": JSON.stringify(config) } })).status).toBe(500)
+    const circuits = await call(gateway.baseUrl, "GET", "/v1/circuits")
+    const open = circuits.body.data.find((circuit: { state: string }) => circuit.state === "open")
+    expect(open).toBeDefined()
+    const series = new RegExp(
+      `^gateway_circuit_state\\{(?=.*provider="openai")(?=.*credential_id="${open.credential_id}")`
+    )
     expect(valueOf(await scrape(), series)).toBe(2)
   })
 

@@ -61,31 +61,60 @@ const droppedWriteFailed = async (): Promise<number> => {
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
 }
 
-/** A session that holds the log's table locked until it is killed. */
-const lockTable = (): Promise<ChildProcess> =>
-  new Promise((resolve, reject) => {
-    const holder = spawn(
-      "psql",
-      psqlArgs(
-        "BEGIN; LOCK TABLE request_logs IN ACCESS EXCLUSIVE MODE; SELECT 'locked'; SELECT pg_sleep(600);"
-      )
+/** The lock holder's session is found by this name, to be ended: killing psql mid-sleep would not end it. */
+const HOLDER = "switchyard-log-lock-holder"
+
+/** A session that holds the log's table locked until {@link releaseTable}. */
+const lockTable = async (): Promise<ChildProcess> => {
+  const holder = spawn(
+    "psql",
+    psqlArgs("BEGIN; LOCK TABLE request_logs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(600);"),
+    {
+      env: { ...process.env, PGAPPNAME: HOLDER },
+      stdio: "ignore"
+    }
+  )
+  const deadline = Date.now() + 15_000
+  while (Date.now() < deadline) {
+    const held = psql(
+      "SELECT count(*) FROM pg_locks l JOIN pg_class c ON l.relation = c.oid " +
+        "WHERE c.relname = 'request_logs' AND l.mode = 'AccessExclusiveLock' AND l.granted"
     )
-    holder.stdout.on("data", (data: Buffer) => {
-      if (data.toString().includes("locked")) resolve(holder)
-    })
-    holder.once("exit", (code) => reject(new Error(`the lock holder exited early (${code})`)))
-  })
+    if (/\n\s*1\n/.test(held)) return holder
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error("the lock holder did not take the lock")
+}
+
+/** How many of the gateway's statements on the log's table wait for a lock. */
+const waitingInserts = () =>
+  psql(
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'switchyard' " +
+      "AND wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO request_logs%'"
+  )
+
+const releaseTable = (holder: ChildProcess) => {
+  psql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '${HOLDER}'`)
+  holder.kill()
+}
 
 describe("the request log on a misbehaving Postgres", () => {
   it("answers every request while the log's table is locked, and writes the records once it is not", async () => {
     const holder = await lockTable()
     const traces = Array.from({ length: 10 }, (_, n) => `locked-${n}-${randomBytes(4).toString("hex")}`)
     try {
-      for (const traceId of traces) expect(await chat(traceId)).toBe(200)
+      expect(await chat(traces[0] ?? "")).toBe(200)
+      // the writer's INSERT of that record now waits on the lock (it writes within a second)
+      const deadline = Date.now() + 10_000
+      while (Date.now() < deadline && !/\n\s*1\n/.test(waitingInserts())) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(waitingInserts()).toMatch(/\n\s*1\n/)
+      for (const traceId of traces.slice(1)) expect(await chat(traceId)).toBe(200)
       // every answer came while the lock was held: none waited for the log's writes
-      expect(holder.exitCode).toBeNull()
+      expect(psql(`SELECT count(*) FROM pg_stat_activity WHERE application_name = '${HOLDER}'`)).toMatch(/\n\s*1\n/)
     } finally {
-      holder.kill()
+      releaseTable(holder)
     }
     // the list writes what waits first: every record is there once the table is free
     for (const traceId of traces) {
