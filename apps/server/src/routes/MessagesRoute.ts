@@ -20,6 +20,7 @@ import {
   MessagesRequest,
   MessagesStream,
   MessagesToChat,
+  TokenCount,
   TokenEstimate
 } from "@switchyard/messages-format"
 import { Cause, Effect, Result, Stream } from "effect"
@@ -91,7 +92,7 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
     return handle
   })
 
-/** The handler of POST /v1/messages/count_tokens: the estimate of TokenEstimate, no provider call. */
+/** The handler of POST /v1/messages/count_tokens: TokenCount's tokenizer count, no provider call. */
 export const countTokens = (options: InferenceRouteOptions): Effect.Effect<NodeHandler, never, Services> =>
   Effect.gen(function*() {
     const admit = yield* Edge.admission("completions")
@@ -105,7 +106,8 @@ export const countTokens = (options: InferenceRouteOptions): Effect.Effect<NodeH
         const decoded = MessagesRequest.decodeCountTokens(yield* readJsonObject(request))
         if (Result.isFailure(decoded)) return yield* invalid(decoded.failure)
         access.model = decoded.success.model
-        const answer = JSON.stringify({ input_tokens: TokenEstimate.inputTokens(decoded.success) })
+        const inputTokens = yield* TokenCount.inputTokens(decoded.success, decoded.success.model)
+        const answer = JSON.stringify({ input_tokens: inputTokens })
         Edge.writeJson(response, 200, { [Edge.TRACE_HEADER]: access.traceId }, answer)
       })
       return answered.pipe(
