@@ -364,6 +364,60 @@ describe("/v1/messages keys", () => {
   })
 })
 
+describe("/v1/messages to an OpenAI model, fitted to it from the catalog", () => {
+  const sent = () => Object(openai.requests.at(-1)?.body)
+  // streamed, as Claude Code asks: Anthropic's client refuses a plain request with budgets this large
+  const send = (params: Anthropic.MessageCreateParamsNonStreaming) =>
+    viaGateway("openai").messages.stream(params).finalMessage()
+
+  it("lowers max_tokens to the model's output limit (Claude Code's 32000 to gpt-4o's 16,384)", async () => {
+    await send({ model: "gpt-4o", max_tokens: 32_000, messages: [user("hi")] })
+    expect(sent().max_tokens).toBe(16_384)
+    await send({ model: "gpt-4o", max_tokens: 1_000, messages: [user("hi")] })
+    expect(sent().max_tokens).toBe(1_000)
+  })
+
+  it("sends a reasoning model max_completion_tokens and the thinking budget as reasoning_effort", async () => {
+    const ask = (budget: number) =>
+      send({
+        model: "o3-mini",
+        max_tokens: 200_000,
+        thinking: { type: "enabled", budget_tokens: budget },
+        messages: [user("think")]
+      })
+    const efforts: Array<unknown> = []
+    for (const budget of [4_000, 10_000, 31_999]) {
+      await ask(budget)
+      efforts.push(sent().reasoning_effort)
+      expect(sent()).toMatchObject({ max_completion_tokens: 100_000 })
+      expect(sent()).not.toHaveProperty("max_tokens")
+      expect(sent()).not.toHaveProperty("thinking")
+    }
+    expect(efforts).toEqual(["low", "medium", "high"])
+  })
+
+  it("leaves a chat client's max_tokens as it came, and models the catalog does not know", async () => {
+    const chat = new OpenAI({
+      apiKey: "sk-openai",
+      baseURL: `${gateway.baseUrl}/v1`,
+      maxRetries: 0,
+      defaultHeaders: {
+        "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+        "x-gateway-provider": "openai",
+        "x-gateway-custom-host": openai.baseUrl
+      }
+    })
+    await chat.chat.completions.create({
+      model: "gpt-4o",
+      max_tokens: 32_000,
+      messages: [{ role: "user", content: "hi" }]
+    })
+    expect(sent().max_tokens).toBe(32_000)
+    await send({ model: "my-finetune", max_tokens: 32_000, messages: [user("hi")] })
+    expect(sent().max_tokens).toBe(32_000)
+  })
+})
+
 describe("/v1/messages/count_tokens", () => {
   it("counts the input tokens with the model's tokenizer (o200k_base for gpt-4o)", async () => {
     const counted = await viaGateway("openai").messages.countTokens({

@@ -18,6 +18,7 @@ import {
 } from "@switchyard/core"
 import { Effect } from "effect"
 import * as InternalChatMembers from "../internal/InternalChatMembers.ts"
+import * as MessagesOnOpenAI from "../internal/MessagesOnOpenAI.ts"
 import * as NativeResponses from "../openai/NativeResponses.ts"
 import { customBase, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
@@ -92,7 +93,7 @@ const dispatch = (
           Endpoint.paths[request.endpoint]
         }?api-version=${encodeURIComponent(deployment.apiVersion)}`,
         headers: withForwarded(target, headers, request.context.headers),
-        body: withoutModel(InternalChatMembers.forOpenAIFormat(request.body, true)),
+        body: withoutModel(InternalChatMembers.forOpenAIFormat(MessagesOnOpenAI.fitToModel(request, provider), true)),
         stream: request.stream
       })
     }

@@ -20,6 +20,10 @@ export interface CatalogModel {
   /** The most tokens (prompt and completion together) one request can use. */
   readonly contextLength: number
   readonly pricing: Pricing
+  /** The most completion tokens one request may ask for (`max_tokens`), where the provider documents it. */
+  readonly maxOutputTokens?: number | undefined
+  /** A reasoning model: takes `reasoning_effort` and `max_completion_tokens`, refuses `max_tokens`. */
+  readonly reasoning?: boolean | undefined
 }
 
 export interface ProviderModels {
@@ -45,4 +49,11 @@ export const model = (
   contextLength,
   pricing: cachedInput === undefined ? { input, output } : { input, output, cachedInput },
   ...(aliases === undefined ? {} : { aliases })
+})
+
+/** An entry with its documented output limit, and whether it reasons: `limits(model(…), 16_384)`. */
+export const limits = (entry: CatalogModel, maxOutputTokens: number, reasoning = false): CatalogModel => ({
+  ...entry,
+  maxOutputTokens,
+  ...(reasoning ? { reasoning } : {})
 })

@@ -14,6 +14,7 @@ import {
 } from "@switchyard/core"
 import { Effect } from "effect"
 import * as InternalChatMembers from "../internal/InternalChatMembers.ts"
+import * as MessagesOnOpenAI from "../internal/MessagesOnOpenAI.ts"
 import { customBase, ensureOk, isEventStream, readJson, readJsonChunks, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
 import * as NativeResponses from "./NativeResponses.ts"
@@ -87,7 +88,7 @@ const dispatch = (
       provider: name,
       url: baseUrl + Endpoint.paths[request.endpoint],
       headers: request.stream ? { ...headers, accept: "text/event-stream" } : headers,
-      body: JSON.stringify(InternalChatMembers.forOpenAIFormat(request.body, strict))
+      body: JSON.stringify(InternalChatMembers.forOpenAIFormat(MessagesOnOpenAI.fitToModel(request, name), strict))
     }).pipe(Effect.flatMap(ensureOk(name)))
     return request.stream
       ? Effect.flatMap(call, (response) =>
