@@ -34,7 +34,8 @@ export const record = (
     route,
     endpoint,
     status,
-    stream: access.stream === true,
+    // a route of another client format notes no `stream`, but a first chunk only a stream has
+    stream: access.stream === true || access.firstChunkAt !== undefined,
     provider,
     model,
     targetPath: access.targetPath,
