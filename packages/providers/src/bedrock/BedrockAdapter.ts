@@ -3,8 +3,8 @@
  * `POST https://bedrock-runtime.{region}.amazonaws.com/model/{modelId}/converse` (JSON) and
  * `…/converse-stream` (binary event stream), the modelId URL-encoded, every request signed with
  * SigV4 for service `bedrock`. A Messages client's request to a Claude model goes instead to
- * InvokeModel in Anthropic's own shape (InvokeClaude). Credentials are the target's `cloud1_*` fields; `custom_host`
- * replaces the base URL (tests, VPC endpoints).
+ * InvokeModel in Anthropic's own shape (InvokeClaude). Credentials are the target's `cloud1_*`
+ * fields; `custom_host` replaces the base URL (tests, VPC endpoints).
  */
 import {
   type Dispatch,
