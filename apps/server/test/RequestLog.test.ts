@@ -7,6 +7,7 @@
  */
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { ModelCatalog } from "@switchyard/providers"
+import OpenAI, { toFile } from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { call, createKey } from "./support/Admin.ts"
 import { chatBody, sseData } from "./support/Fixtures.ts"
@@ -204,6 +205,41 @@ describe("the request log over HTTP", () => {
     expect(listed.body.data).toHaveLength(1)
     expect(listed.body.data[0]).toMatchObject({ route: "assistant run", status: 200, provider: "openai" })
     expect(listed.body.data[0].usage.total_tokens).toBeGreaterThan(0)
+  })
+
+  it("records each line of a batch, run by the server's worker", async () => {
+    const model = `batch-model-${Date.now()}`
+    const openai = new OpenAI({
+      apiKey: "sk-upstream",
+      baseURL: `${gateway.baseUrl}/v1`,
+      defaultHeaders: { "x-gateway-api-key": GatewayProcess.ADMIN_KEY, ...viaFake() },
+      maxRetries: 0
+    })
+    const lines = ["a", "b"].map((customId) =>
+      JSON.stringify({
+        custom_id: customId,
+        method: "POST",
+        url: "/v1/chat/completions",
+        body: { model, messages: [{ role: "user", content: customId }] }
+      })
+    )
+    const input = await openai.files.create({
+      file: await toFile(Buffer.from(`${lines.join("\n")}\n`), "input.jsonl"),
+      purpose: "batch"
+    })
+    let batch = await openai.batches.create({
+      input_file_id: input.id,
+      endpoint: "/v1/chat/completions",
+      completion_window: "24h"
+    })
+    for (let attempt = 0; attempt < 400 && !["completed", "failed"].includes(batch.status); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+      batch = await openai.batches.retrieve(batch.id)
+    }
+    expect(batch.status).toBe("completed")
+    const listed = await logs(`?model=${model}`)
+    expect(listed.body.data).toHaveLength(2)
+    for (const record of listed.body.data) expect(record).toMatchObject({ route: "batch line", status: 200 })
   })
 
   it("keeps request and response bodies only with GATEWAY_LOG_BODIES=true", async () => {
