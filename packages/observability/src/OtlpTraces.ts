@@ -1,5 +1,6 @@
 /**
- * Spans out over OTLP/HTTP (extensions.md, "Running it", traces), with effect's `OtlpTracer`,
+ * Spans out over OTLP/HTTP (extensions.md, "Running it", traces) on effect's OTLP exporter: OTLP/JSON
+ * (the default) from our own span recorder (`OtlpJsonSpans`), protobuf from effect's `OtlpTracer`;
  * configured by the standard OpenTelemetry variables. Tracing is on when a traces endpoint is set
  * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) and not turned off
  * (`OTEL_SDK_DISABLED=true`, `OTEL_TRACES_EXPORTER=none`).
@@ -8,9 +9,11 @@
  * exporter's own fibers; a collector that is down or slower than `OTEL_EXPORTER_OTLP_TIMEOUT` is
  * retried a few times, then skipped for a minute, and the spans of that minute are dropped.
  */
-import { Config, Duration, Layer, Option, Schema } from "effect"
+import { Config, Duration, Layer, Option, Schema, Tracer } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
+import { nodeFetch } from "./internal/NodeFetch.ts"
+import * as OtlpJsonSpans from "./OtlpJsonSpans.ts"
 import * as Tracing from "./Tracing.ts"
 
 /** The service name when neither `OTEL_SERVICE_NAME` nor `OTEL_RESOURCE_ATTRIBUTES` gives one. */
@@ -88,8 +91,8 @@ export const SettingsConfig: Config.Config<Settings | undefined> = Config.all({
   return {
     url: env.url.value,
     headers: Option.getOrElse(env.headers, () => ({})),
-    // JSON rather than the spec's default protobuf: effect encodes protobuf in JavaScript, which
-    // measured on the chat path costs about twice what JSON.stringify does (README, performance)
+    // JSON rather than the spec's default protobuf: it has the lean recorder (OtlpJsonSpans), where
+    // protobuf has effect's spans and JavaScript encoder, measured at 3x its CPU (README, "Traces")
     protocol: Option.getOrElse(env.protocol, () => "http/json" as const),
     compression: Option.getOrElse(env.compression, () => "none" as const),
     timeoutMs: Option.getOrElse(env.timeoutMs, () => 10_000),
@@ -106,17 +109,20 @@ export const SettingsConfig: Config.Config<Settings | undefined> = Config.all({
   }
 }))
 
-/** fetch, bounded: effect's exporter sets no limit of its own on a collector that never answers. */
+/**
+ * The exporter's fetch: node's http rather than undici (NodeFetch says why), bounded, as effect's
+ * exporter sets no limit of its own on a collector that never answers.
+ */
 const fetchWithin = (timeoutMs: number): typeof globalThis.fetch => (input, init) => {
   const timeout = AbortSignal.timeout(timeoutMs)
-  return globalThis.fetch(input, {
+  return nodeFetch(input, {
     ...init,
     signal: init?.signal == null ? timeout : AbortSignal.any([init.signal, timeout])
   })
 }
 
 const tracer = (settings: Settings) =>
-  OtlpTracer.layer({
+  settings.protocol === "http/json" ? jsonTracer(settings) : OtlpTracer.layer({
     url: settings.url,
     resource: { serviceName: settings.serviceName },
     headers: settings.headers,
@@ -125,8 +131,23 @@ const tracer = (settings: Settings) =>
     maxBatchSize: settings.maxBatchSize,
     shutdownTimeout: Duration.millis(settings.timeoutMs)
   }).pipe(
-    Layer.provide(settings.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf)
+    Layer.provide(OtlpSerialization.layerProtobuf)
   )
+
+/** OTLP/JSON from our own span recorder, on effect's exporter (OtlpJsonSpans says why). */
+const jsonTracer = (settings: Settings) =>
+  Layer.effect(
+    Tracer.Tracer,
+    OtlpJsonSpans.make({
+      url: settings.url,
+      resource: { serviceName: settings.serviceName },
+      headers: settings.headers,
+      compression: settings.compression,
+      exportInterval: Duration.millis(settings.exportIntervalMs),
+      maxBatchSize: settings.maxBatchSize,
+      shutdownTimeout: Duration.millis(settings.timeoutMs)
+    })
+  ).pipe(Layer.provideMerge(OtlpExporter.layerFlusher))
 
 /**
  * A tracer exporting to `settings.url` (`OTEL_RESOURCE_ATTRIBUTES` adds to its resource), with
