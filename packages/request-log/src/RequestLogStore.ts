@@ -61,13 +61,14 @@ const make = (sql: SqlClient.SqlClient): RequestLogStore["Service"] => {
   }
 
   return RequestLogStore.of({
+    // one transaction a batch: on SQLite one commit (and its fsync, on the event loop) instead of one per INSERT
     write: (entries) =>
-      Effect.forEach(
+      sql.withTransaction(Effect.forEach(
         chunksOf(entries.map((entry) => LogRecord.toRow(randomUUID(), entry)), ROWS_PER_INSERT),
         (rows) =>
           Arr.isArrayNonEmpty(rows) ? Effect.asVoid(sql`INSERT INTO request_logs ${sql.insert(rows)}`) : Effect.void,
         { discard: true }
-      ),
+      )),
     list: (workspaceId, query) =>
       Effect.gen(function*() {
         const where = filters(workspaceId, query)
