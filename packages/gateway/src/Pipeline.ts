@@ -329,7 +329,12 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   const stores = cacheAndCircuits(options)
   // one writer, built once: the HTTP edge and the in-process calls record into its one buffer
   const requestLog = RequestLog.RequestLog.layer(options.requestLog).pipe(
-    Layer.provideMerge(RequestLogStore.RequestLogStore.layerSql)
+    Layer.provideMerge(Layer.unwrap(Database.Dialect.useSync((dialect) =>
+      // on the embedded SQLite, written by a thread of its own: node:sqlite would block the event loop
+      dialect.name === "sqlite"
+        ? RequestLogStore.RequestLogStore.layerSqliteThread(join(dataDir, Database.SQLITE_FILE))
+        : RequestLogStore.RequestLogStore.layerSql
+    )))
   )
   const guardrailStorage = Layer.mergeAll(
     StoredGuardrails.StoredGuardrails.layer,

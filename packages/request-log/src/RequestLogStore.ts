@@ -10,13 +10,16 @@ import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { LogQuery } from "./LogQuery.ts"
 import * as LogRecord from "./LogRecord.ts"
+import * as SqliteWriter from "./SqliteWriter.ts"
 
 /** Rows per INSERT: far below either dialect's limit of bound parameters. */
 const ROWS_PER_INSERT = 100
 
 export class RequestLogStore extends Context.Service<RequestLogStore, {
   /** Writes a batch of entries; the store gives each its id. */
-  readonly write: (entries: ReadonlyArray<LogRecord.Entry>) => Effect.Effect<void, SqlError.SqlError>
+  readonly write: (
+    entries: ReadonlyArray<LogRecord.Entry>
+  ) => Effect.Effect<void, SqlError.SqlError | SqliteWriter.WriterThreadError>
   readonly list: (
     workspaceId: string,
     query: LogQuery
@@ -32,6 +35,31 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
     RequestLogStore,
     Effect.map(SqlClient.SqlClient, (sql) => make(sql))
   )
+
+  /**
+   * For the embedded SQLite database at `filename`: read through the gateway's `SqlClient`,
+   * written by a worker thread of its own (SqliteWriter), off the event loop.
+   */
+  static readonly layerSqliteThread = (
+    filename: string
+  ): Layer.Layer<RequestLogStore, never, SqlClient.SqlClient> =>
+    Layer.effect(
+      RequestLogStore,
+      Effect.gen(function*() {
+        const store = make(yield* SqlClient.SqlClient)
+        const writer = yield* SqliteWriter.make(filename)
+        return RequestLogStore.of({
+          ...store,
+          write: (entries) => {
+            const rows = entries.map((entry) => LogRecord.toRow(randomUUID(), entry))
+            const first = rows[0]
+            if (first === undefined) return Effect.void
+            const columns = Object.keys(first) as Array<keyof typeof first>
+            return writer.write(columns, rows.map((row) => columns.map((column) => row[column])))
+          }
+        })
+      })
+    )
 }
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(LogRecord.Row))

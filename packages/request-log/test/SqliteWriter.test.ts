@@ -1,0 +1,81 @@
+/**
+ * The request log written by a worker thread on the embedded SQLite file: what it writes reads
+ * back through the gateway's own connection, batches larger than one INSERT included; a batch the
+ * thread cannot write fails with its reason.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { type LogRecord, RequestLogStore } from "@switchyard/request-log"
+import { Database } from "@switchyard/storage"
+import { Effect, Layer } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
+
+const entry = (traceId: string): LogRecord.Entry => ({
+  traceId,
+  workspaceId: "ws-1",
+  apiKeyId: "key-1",
+  receivedAt: 1_700_000_000_000,
+  route: "POST /v1/chat/completions",
+  endpoint: "chat.completions",
+  status: 200,
+  stream: false,
+  provider: "openai",
+  model: "gpt-4o-mini",
+  targetPath: "config.targets[0]",
+  usage: { inputTokens: 10, outputTokens: 5 },
+  costUsd: 0.0000045,
+  latencyMs: 12.5,
+  firstTokenMs: undefined,
+  cacheStatus: "MISS",
+  retries: 0,
+  metadata: { team: "search" }
+})
+
+const inTempDir = <A, E>(test: (dir: string) => Effect.Effect<A, E>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "switchyard-log-thread-"))),
+    test,
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+describe("the request log's SQLite writer thread", () => {
+  it.effect("writes every record of a batch larger than one INSERT, read back on the gateway's connection", () =>
+    inTempDir((dir) => {
+      const filename = join(dir, "switchyard.db")
+      return Effect.gen(function*() {
+        const store = yield* RequestLogStore.RequestLogStore
+        yield* store.write(Array.from({ length: 250 }, (_, index) => entry(`t-${index}`)))
+        const page = yield* store.list("ws-1", { limit: 100, order: "desc", trace_id: "t-249" })
+        assert.strictEqual(page.data.length, 1)
+        assert.deepStrictEqual(page.data[0]?.metadata, { team: "search" })
+        assert.strictEqual(yield* store.deleteBefore(1_700_000_000_001), 250)
+      }).pipe(
+        Effect.provide(
+          RequestLogStore.RequestLogStore.layerSqliteThread(filename).pipe(
+            Layer.provideMerge(Database.layerSqlite(filename))
+          )
+        )
+      )
+    }))
+
+  it.effect("fails a batch it cannot write with the thread's reason", () =>
+    inTempDir((dir) => {
+      // a database without the request log's table
+      const elsewhere = join(dir, "other.db")
+      new DatabaseSync(elsewhere).close()
+      return Effect.gen(function*() {
+        const store = yield* RequestLogStore.RequestLogStore
+        const error = yield* Effect.flip(store.write([entry("t-lost")]))
+        assert.strictEqual(error._tag, "WriterThreadError")
+        assert.match(error.message, /request_logs/)
+      }).pipe(
+        Effect.provide(
+          RequestLogStore.RequestLogStore.layerSqliteThread(elsewhere).pipe(
+            Layer.provideMerge(Database.layerSqlite(join(dir, "switchyard.db")))
+          )
+        )
+      )
+    }))
+})
