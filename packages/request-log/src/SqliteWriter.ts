@@ -39,7 +39,16 @@ export const make = (filename: string): Effect.Effect<SqliteWriter, never, Scope
     const pending = new Map<number, (error: string | undefined) => void>()
     let next = 0
     const worker = yield* Effect.acquireRelease(
-      Effect.sync(() => new Worker(script, { workerData: { filename, busyTimeoutMillis: BUSY_TIMEOUT_MILLIS } })),
+      Effect.sync(() =>
+        new Worker(script, {
+          workerData: { filename, busyTimeoutMillis: BUSY_TIMEOUT_MILLIS },
+          // not copied onto the process's own stdio: that copy would crash the gateway once its
+          // stdout is closed (EPIPE), which its own log lines survive; the thread prints nothing
+          // of its own (node:sqlite's experimental warning at most), so its output is let go
+          stdout: true,
+          stderr: true
+        })
+      ),
       (worker) => Effect.promise(() => worker.terminate())
     )
     worker.on("message", (answer: { readonly id: number; readonly error?: string }) => {
@@ -56,6 +65,8 @@ export const make = (filename: string): Effect.Effect<SqliteWriter, never, Scope
     }
     worker.on("error", (cause) => stop(`the writer thread failed: ${cause.message}`))
     worker.on("exit", (code) => stop(`the writer thread exited (${code})`))
+    worker.stdout.resume()
+    worker.stderr.resume()
     // the thread must not keep the process alive on its own
     worker.unref()
     return {
