@@ -13,7 +13,8 @@ import {
   Strategy
 } from "@switchyard/core"
 import { GatewayConfig } from "@switchyard/protocol"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, Result } from "effect"
+import { RedisConnection } from "@switchyard/redis"
+import { ConfigProvider, Context, Effect, Exit, Fiber, Layer, Result, Schedule } from "effect"
 import { CircuitBreaker, Redis } from "effect/persistence"
 import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
@@ -369,6 +370,25 @@ describe("CircuitBreakerMiddleware", () => {
       return { prefix, redis }
     })
 
+    /**
+     * A process's store over its own connection, once that connection has answered: these tests are
+     * about sharing circuits, not outages, so a loaded machine (a slow first connect, a command
+     * over the 150 ms deadline) must not make a store drop outcomes as if Redis were down.
+     */
+    const sharedStore = (prefix: string) =>
+      RedisCircuitStore.layerStore({ prefix, deadline: "10 seconds" }).pipe(
+        Layer.provide(
+          RedisConnection.layer({ url }).pipe(
+            Layer.tap((context) =>
+              Effect.retry(Context.get(context, Redis.Redis).send("PING"), {
+                schedule: Schedule.spaced("50 millis"),
+                times: 100
+              })
+            )
+          )
+        )
+      )
+
     /** One gateway process: its own connection and store. */
     const process = (
       layer: Layer.Layer<CircuitBreaker.CircuitBreakerStore, unknown>,
@@ -379,8 +399,8 @@ describe("CircuitBreakerMiddleware", () => {
       Effect.gen(function*() {
         const { prefix } = yield* freshPrefix
         const target = Upstream.target()
-        const one = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
-        const two = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
+        const one = yield* process(sharedStore(prefix), target)
+        const two = yield* process(sharedStore(prefix), target)
         one.upstream.answer = Upstream.status(500)
         yield* attempt(one.call, 2)
         yield* two.call
@@ -394,8 +414,8 @@ describe("CircuitBreakerMiddleware", () => {
       Effect.gen(function*() {
         const { prefix } = yield* freshPrefix
         const target = Upstream.target()
-        const one = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
-        const two = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
+        const one = yield* process(sharedStore(prefix), target)
+        const two = yield* process(sharedStore(prefix), target)
         one.upstream.answer = Upstream.unreachable
         two.upstream.answer = Upstream.status(503)
         yield* attempt(one.call, 1)
@@ -410,7 +430,7 @@ describe("CircuitBreakerMiddleware", () => {
       Effect.gen(function*() {
         const { prefix, redis } = yield* freshPrefix
         const target = Upstream.target()
-        const one = yield* process(RedisCircuitStore.layer({ url, prefix }), target)
+        const one = yield* process(sharedStore(prefix), target)
         one.upstream.answer = Upstream.status(500)
         yield* attempt(one.call, 3)
         const keys = yield* redis.send<ReadonlyArray<string>>("KEYS", `${prefix}*`)
@@ -426,7 +446,7 @@ describe("CircuitBreakerMiddleware", () => {
         const target = Upstream.target(undefined, { provider })
         const env = ConfigProvider.layer(ConfigProvider.fromEnv({ env: { REDIS_URL: url } }))
         const one = yield* process(RedisCircuitStore.layerFromEnv.pipe(Layer.provide(env)), target)
-        const two = yield* process(RedisCircuitStore.layer({ url }), target)
+        const two = yield* process(sharedStore(RedisCircuitStore.DEFAULT_PREFIX), target)
         one.upstream.answer = Upstream.status(500)
         yield* attempt(one.call, 3)
         assertRejected(yield* Effect.flip(two.call), provider)

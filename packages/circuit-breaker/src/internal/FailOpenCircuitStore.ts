@@ -4,7 +4,7 @@
  * circuit were closed, and its outcome is dropped rather than recorded.
  */
 import { RedisConnection, StoreOutage } from "@switchyard/redis"
-import { Effect, Layer } from "effect"
+import { type Duration, Effect, Layer } from "effect"
 import { CircuitBreaker, Redis } from "effect/persistence"
 
 /** Stamped on admissions made without Redis; no circuit holds it, so their outcomes are dropped. */
@@ -25,7 +25,7 @@ const unreachable = (error: CircuitBreaker.CircuitBreakerError): unknown =>
 
 /** Circuits under `prefix` in the app's `Redis`, failing open while it is unreachable. */
 export const layer = (
-  options: { readonly prefix: string }
+  options: { readonly prefix: string; readonly deadline?: Duration.Input | undefined }
 ): Layer.Layer<CircuitBreaker.CircuitBreakerStore, never, Redis.Redis> =>
   Layer.effect(
     CircuitBreaker.CircuitBreakerStore,
@@ -36,7 +36,8 @@ export const layer = (
       const outage = yield* StoreOutage.make({
         store: "circuit",
         whileDown: "circuits count as closed and outcomes are not recorded",
-        ping: redis.send("PING")
+        ping: redis.send("PING"),
+        deadline: options.deadline
       })
       return CircuitBreaker.CircuitBreakerStore.of({
         admit: (key) => outage.guard(store.admit(key), { fallback: unrecorded, unreachable }),
