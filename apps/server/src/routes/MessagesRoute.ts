@@ -32,6 +32,7 @@ import { jsonObjectReader } from "../http/NodeBody.ts"
 import type { NodeHandler } from "../http/NodeEdge.ts"
 import * as NodeResponse from "../http/NodeResponse.ts"
 import { headerRecord, type InferenceRouteOptions } from "./InferenceRoute.ts"
+import * as TranslatedRequest from "./TranslatedRequest.ts"
 
 type Services = Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines
 
@@ -45,7 +46,7 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
     const readJsonObject = yield* jsonObjectReader(options.body)
     const gateway = yield* Gateway.Gateway
     const handle: NodeHandler = (request, response, access) => {
-      const headers = withReasoning(withGatewayKey(headerRecord(request)))
+      const headers = withGatewayKey(headerRecord(request))
       const traceId = access.traceId
       access.endpoint = "chat.completions"
       const answered = Effect.gen(function*() {
@@ -60,13 +61,10 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
         if (body.stream === true) access.stream = true
         const receivedAt = Date.now()
         access.receivedAt = receivedAt
-        const context = yield* RequestContext.make({ traceId, headers, principal, receivedAt })
-        access.metadata = context.metadata
         const chat = MessagesToChat.toChatRequest(body)
         // an Anthropic target is sent the client's own body while the pipeline leaves the conversation be
         const native = { format: "messages", body: raw, messages: chat.messages }
-        const answer = yield* gateway.handle({ endpoint: "chat.completions", body: chat, context, native })
-        AccessLine.noteAnswer(access, answer.headers)
+        const answer = yield* TranslatedRequest.run(gateway, access, { headers, principal, receivedAt, chat, native })
         if (answer._tag === "Stream") {
           const estimate = { estimatedInputTokens: TokenEstimate.inputTokens(body), model: body.model }
           return yield* writeStream(response, answer.headers, answer.chunks, estimate, access)
@@ -141,16 +139,6 @@ export const withGatewayKey = (headers: Readonly<Record<string, string>>): Reado
   const { authorization: _, ...rest } = headers
   return { ...rest, [RequestContext.Headers.apiKey]: token }
 }
-
-/**
- * Reasoning reaches the chat format only where a target is not held to strict vendor compliance
- * (protocol's ChatReasoning); thinking blocks are part of a Message, so this edge asks for it
- * unless the caller said otherwise.
- */
-const withReasoning = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> =>
-  headers[RequestContext.Headers.strictVendorCompliance] === undefined
-    ? { ...headers, [RequestContext.Headers.strictVendorCompliance]: "false" }
-    : headers
 
 const writeStream = (
   response: ServerResponse,

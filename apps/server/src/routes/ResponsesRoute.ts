@@ -12,7 +12,7 @@
  * GET and DELETE /v1/responses/:id are ordinary routes on the router.
  */
 import type { Authenticator } from "@switchyard/auth"
-import { Gateway, GatewayError, GatewayResponse, RequestContext } from "@switchyard/core"
+import { Gateway, GatewayError, GatewayResponse } from "@switchyard/core"
 import {
   ChatAnswer,
   ChatRequest,
@@ -34,6 +34,7 @@ import * as NodeResponse from "../http/NodeResponse.ts"
 import * as RequestRecord from "../http/RequestRecord.ts"
 import { headerRecord, type InferenceRouteOptions } from "./InferenceRoute.ts"
 import * as ManagementRoute from "./ManagementRoute.ts"
+import * as TranslatedRequest from "./TranslatedRequest.ts"
 
 const invalid = (failure: { readonly message: string; readonly param: string | null }) =>
   new GatewayError.InvalidRequest({ message: failure.message, param: failure.param })
@@ -72,21 +73,19 @@ export const make = (
         const conversation = yield* Conversation.expand(store, principal.workspaceId, body)
         const chat = ChatRequest.toChat(body, conversation.items, conversation.inputOffset)
         if (Result.isFailure(chat)) return yield* invalid(chat.failure)
-        const context = yield* RequestContext.make({
-          traceId,
-          headers: withReasoning(headers),
-          principal,
-          receivedAt
-        })
-        access.metadata = context.metadata
         // an openai or azure-openai target takes the request as it came (NativeResponses in providers)
         const native = {
           format: "responses",
           body: NativeBody.make(raw, conversation.items),
           messages: chat.success.messages
         }
-        const answer = yield* gateway.handle({ endpoint: "chat.completions", body: chat.success, context, native })
-        AccessLine.noteAnswer(access, answer.headers)
+        const answer = yield* TranslatedRequest.run(gateway, access, {
+          headers,
+          principal,
+          receivedAt,
+          chat: chat.success,
+          native
+        })
         const createdAt = Math.floor(receivedAt / 1000)
         const skeleton = ResponseObject.skeleton(body, ResponseObject.newId("resp"), createdAt, body.model)
         const keep = (kept: ResponseObject.Response) =>
@@ -117,16 +116,6 @@ const withHookResults = (translated: ResponseObject.Response, chat: unknown): un
   typeof chat === "object" && chat !== null && "hook_results" in chat
     ? { ...translated, hook_results: chat.hook_results }
     : translated
-
-/**
- * Reasoning reaches the chat format only where a target is not held to strict vendor compliance
- * (see protocol's ChatReasoning); this edge translates every member, so it asks for it unless
- * the caller said otherwise.
- */
-const withReasoning = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> =>
-  headers[RequestContext.Headers.strictVendorCompliance] === undefined
-    ? { ...headers, [RequestContext.Headers.strictVendorCompliance]: "false" }
-    : headers
 
 const encoder = new TextEncoder()
 const eventBytes = (event: ResponseStream.Event): Uint8Array =>
