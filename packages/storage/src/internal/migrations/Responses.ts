@@ -1,0 +1,26 @@
+/** Stored responses (read by `@switchyard/responses-format`). */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+/**
+ * Stored responses of the Responses API (`store`): the response as answered and the conversation
+ * it answered (both JSON), and its output items by id, which an `item_reference` names.
+ */
+export const createResponses = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE responses (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    input_items TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX responses_workspace ON responses (workspace_id, id)`
+  yield* sql`CREATE TABLE response_items (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    response_id TEXT NOT NULL,
+    body TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX response_items_response ON response_items (workspace_id, response_id)`
+})
