@@ -9,65 +9,53 @@ import { ChatToMessage } from "@switchyard/messages-format"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
+import {
+  ANTHROPIC_KEY,
+  direct,
+  toolResultTurn,
+  useAnthropicAndGateway,
+  user,
+  weather
+} from "./support/MessagesFixtures.ts"
 import { goldenTranscript, sseOf } from "./support/MessagesTranscripts.ts"
 
-let anthropic: FakeAnthropic.FakeAnthropic
+const servers = useAnthropicAndGateway()
 let openai: FakeOpenAI.FakeOpenAI
-let gateway: GatewayProcess.GatewayProcess
 
 beforeAll(async () => {
-  anthropic = await FakeAnthropic.start({ apiKey: "sk-ant-test" })
   openai = await FakeOpenAI.start()
-  gateway = await GatewayProcess.start()
 })
-beforeEach(() => {
-  anthropic.reset()
-  openai.reset()
-})
+beforeEach(() => openai.reset())
 afterAll(async () => {
-  await gateway?.stop()
   await openai?.close()
-  await anthropic?.close()
 })
 
 /** Anthropic's client with the provider's key as its own and the gateway key in `x-gateway-api-key`. */
 const viaGateway = (provider: "anthropic" | "openai", headers: Record<string, string> = {}) =>
   new Anthropic({
-    apiKey: provider === "anthropic" ? "sk-ant-test" : "sk-openai",
-    baseURL: gateway.baseUrl,
+    apiKey: provider === "anthropic" ? ANTHROPIC_KEY : "sk-openai",
+    baseURL: servers.gateway.baseUrl,
     maxRetries: 0,
     defaultHeaders: {
       "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
       "x-gateway-provider": provider,
-      "x-gateway-custom-host": provider === "anthropic" ? anthropic.baseUrl : openai.baseUrl,
+      "x-gateway-custom-host": provider === "anthropic" ? servers.anthropic.baseUrl : openai.baseUrl,
       ...headers
     }
   })
 
 /** Anthropic's client sending only the gateway key, as its own; the provider comes from a config. */
 const withGatewayKeyOnly = (headers: Record<string, string>) =>
-  new Anthropic({ apiKey: GatewayProcess.ADMIN_KEY, baseURL: gateway.baseUrl, maxRetries: 0, defaultHeaders: headers })
-
-// the fake checks Anthropic's documented headers (`x-api-key`, a version it knows); this client
-// sends its key as a bearer token and a newer version
-const direct = () =>
   new Anthropic({
-    apiKey: "sk-ant-test",
-    baseURL: anthropic.baseUrl,
+    apiKey: GatewayProcess.ADMIN_KEY,
+    baseURL: servers.gateway.baseUrl,
     maxRetries: 0,
-    defaultHeaders: { "x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01" }
+    defaultHeaders: headers
   })
 
 /** Ids and signatures carry the fake's reply ordinal, which differs between the two calls. */
 const normalized = (message: unknown): unknown =>
   JSON.parse(JSON.stringify(message).replace(/(msg_fake_|toolu_fake_|sig-fake-)\d+/g, "$1N"))
-
-const user = (text: string) => ({ role: "user" as const, content: [{ type: "text" as const, text }] })
-const weather = {
-  name: "get_weather",
-  description: "Weather",
-  input_schema: { type: "object" as const, properties: {} }
-}
 
 describe("/v1/messages to an Anthropic target", () => {
   const cases: ReadonlyArray<readonly [string, Anthropic.MessageCreateParamsNonStreaming, FakeAnthropic.Message?]> = [
@@ -105,57 +93,41 @@ describe("/v1/messages to an Anthropic target", () => {
   for (const [name, params, reply] of cases) {
     it(`assembles the same Message as from Anthropic itself: ${name}, plain and streamed`, async () => {
       const run = async (client: Anthropic) => {
-        if (reply !== undefined) anthropic.enqueue(reply)
+        if (reply !== undefined) servers.anthropic.enqueue(reply)
         const plain = await client.messages.create(params)
-        if (reply !== undefined) anthropic.enqueue(reply)
+        if (reply !== undefined) servers.anthropic.enqueue(reply)
         const streamed = await client.messages.stream(params).finalMessage()
         return { plain: normalized(plain), streamed: normalized(streamed) }
       }
-      const vendor = await run(direct())
-      const sentDirect = anthropic.requests.map((request) => request.body)
+      const vendor = await run(direct(servers.anthropic))
+      const sentDirect = servers.anthropic.requests.map((request) => request.body)
       const ours = await run(viaGateway("anthropic"))
       expect(ours.plain).toEqual(vendor.plain)
       expect(ours.streamed).toEqual(vendor.streamed)
       // the Anthropic target got the request in its own shape, as the client sent it
-      const sentOurs = anthropic.requests.slice(sentDirect.length).map((request) => request.body)
+      const sentOurs = servers.anthropic.requests.slice(sentDirect.length).map((request) => request.body)
       expect(sentOurs).toEqual(sentDirect)
     })
   }
 
   it("sends the client's own body: thinking blocks with their signatures, tool results as they came, is_error", async () => {
-    const params: Anthropic.MessageCreateParamsNonStreaming = {
-      model: "claude-sonnet-4-5",
-      max_tokens: 2048,
-      thinking: { type: "enabled", budget_tokens: 1024 },
-      tools: [weather],
-      messages: [
-        user("weather in Paris?"),
-        {
-          role: "assistant",
-          content: [
-            { type: "thinking", thinking: "Call the tool.", signature: "sig-1" },
-            { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } }
-          ]
-        },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "no data", is_error: true }] }
-      ]
-    }
-    await direct().messages.create(params)
+    const params = toolResultTurn("claude-sonnet-4-5")
+    await direct(servers.anthropic).messages.create(params)
     await viaGateway("anthropic").messages.create(params)
-    const [sentDirect, sentOurs] = anthropic.requests.map((request) => request.body)
+    const [sentDirect, sentOurs] = servers.anthropic.requests.map((request) => request.body)
     expect(Object(sentOurs).messages).toEqual(Object(sentDirect).messages)
   })
 })
 
 describe("/v1/messages to an Anthropic target through a config", () => {
   const config = (extra: Record<string, unknown>) =>
-    JSON.stringify({ provider: "anthropic", api_key: "sk-ant-test", custom_host: anthropic.baseUrl, ...extra })
+    JSON.stringify({ provider: "anthropic", api_key: ANTHROPIC_KEY, custom_host: servers.anthropic.baseUrl, ...extra })
   const params = { model: "claude-sonnet-4-5", max_tokens: 64, messages: [user("hello")], temperature: 0.9 }
 
   it("lays the config's override_params over the client's own body", async () => {
     const client = withGatewayKeyOnly({ "x-gateway-config": config({ override_params: { temperature: 0.1 } }) })
     await client.messages.create(params)
-    expect(anthropic.requests.at(-1)?.body).toEqual({ ...params, temperature: 0.1 })
+    expect(servers.anthropic.requests.at(-1)?.body).toEqual({ ...params, temperature: 0.1 })
   })
 
   it("translates the chat body once a stage rewrote the conversation", async () => {
@@ -166,7 +138,7 @@ describe("/v1/messages to an Anthropic target through a config", () => {
     }
     const client = withGatewayKeyOnly({ "x-gateway-config": config({ before_request_hooks: [mutator] }) })
     await client.messages.create(params)
-    expect(Object(anthropic.requests.at(-1)?.body).messages).toEqual([
+    expect(Object(servers.anthropic.requests.at(-1)?.body).messages).toEqual([
       { role: "user", content: [{ type: "text", text: "Be kind. hello" }] }
     ])
   })
@@ -249,7 +221,7 @@ describe("/v1/messages to an OpenAI-format target", () => {
     openai.enqueue(
       Behaviour.json(200, sseOf(transcript.chunks, { done: false }), { "content-type": "text/event-stream" })
     )
-    const response = await fetch(`${gateway.baseUrl}/v1/messages`, {
+    const response = await fetch(`${servers.gateway.baseUrl}/v1/messages`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -289,7 +261,7 @@ describe("/v1/messages errors, in Anthropic's shape", () => {
   })
 
   it("answers 401 authentication_error for a key the gateway does not know", async () => {
-    const client = new Anthropic({ apiKey: "not-a-key", baseURL: gateway.baseUrl, maxRetries: 0 })
+    const client = new Anthropic({ apiKey: "not-a-key", baseURL: servers.gateway.baseUrl, maxRetries: 0 })
     const error = await client.messages.create({ model: "m", max_tokens: 5, messages: [user("hi")] })
       .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError)
@@ -333,28 +305,32 @@ describe("/v1/messages runs the gateway pipeline", () => {
 
 describe("/v1/messages keys", () => {
   const send = (headers: Record<string, string>) =>
-    fetch(`${gateway.baseUrl}/v1/messages`, {
+    fetch(`${servers.gateway.baseUrl}/v1/messages`, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 16, messages: [user("hi")] })
     })
 
   it("takes the one key in x-api-key as the gateway key, the provider's credentials from the config", async () => {
-    const config = JSON.stringify({ provider: "anthropic", api_key: "sk-ant-test", custom_host: anthropic.baseUrl })
+    const config = JSON.stringify({
+      provider: "anthropic",
+      api_key: ANTHROPIC_KEY,
+      custom_host: servers.anthropic.baseUrl
+    })
     const answer = await send({ "x-api-key": GatewayProcess.ADMIN_KEY, "x-gateway-config": config })
     expect(answer.status).toBe(200)
-    expect(anthropic.requests.at(-1)?.headers["x-api-key"]).toBe("sk-ant-test")
+    expect(servers.anthropic.requests.at(-1)?.headers["x-api-key"]).toBe(ANTHROPIC_KEY)
   })
 
   it("takes x-api-key as the provider's key beside x-gateway-api-key", async () => {
     const answer = await send({
       "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
-      "x-api-key": "sk-ant-test",
+      "x-api-key": ANTHROPIC_KEY,
       "x-gateway-provider": "anthropic",
-      "x-gateway-custom-host": anthropic.baseUrl
+      "x-gateway-custom-host": servers.anthropic.baseUrl
     })
     expect(answer.status).toBe(200)
-    expect(anthropic.requests.at(-1)?.headers["x-api-key"]).toBe("sk-ant-test")
+    expect(servers.anthropic.requests.at(-1)?.headers["x-api-key"]).toBe(ANTHROPIC_KEY)
   })
 
   it("answers 401 in Anthropic's shape without any key", async () => {
@@ -399,7 +375,7 @@ describe("/v1/messages to an OpenAI model, fitted to it from the catalog", () =>
   it("leaves a chat client's max_tokens as it came, and models the catalog does not know", async () => {
     const chat = new OpenAI({
       apiKey: "sk-openai",
-      baseURL: `${gateway.baseUrl}/v1`,
+      baseURL: `${servers.gateway.baseUrl}/v1`,
       maxRetries: 0,
       defaultHeaders: {
         "x-gateway-api-key": GatewayProcess.ADMIN_KEY,

@@ -4,30 +4,23 @@
  * gateway's answer as from Anthropic itself, thinking signatures included.
  */
 import Anthropic from "@anthropic-ai/sdk"
-import { FakeAnthropic, FakeBedrock } from "@switchyard/fake-providers"
+import { FakeBedrock } from "@switchyard/fake-providers"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
+import { direct, toolResultTurn, useAnthropicAndGateway, user, weather } from "./support/MessagesFixtures.ts"
 
 const credentials = { accessKeyId: "AKIDMESSAGES", secretAccessKey: "messages-secret" }
 const CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 
-let anthropic: FakeAnthropic.FakeAnthropic
+const servers = useAnthropicAndGateway()
 let bedrock: FakeBedrock.FakeBedrock
-let gateway: GatewayProcess.GatewayProcess
 
 beforeAll(async () => {
-  anthropic = await FakeAnthropic.start({ apiKey: "sk-ant-test" })
   bedrock = await FakeBedrock.start({ credentials, region: "us-east-1" })
-  gateway = await GatewayProcess.start()
 })
-beforeEach(() => {
-  anthropic.reset()
-  bedrock.reset()
-})
+beforeEach(() => bedrock.reset())
 afterAll(async () => {
-  await gateway?.stop()
   await bedrock?.close()
-  await anthropic?.close()
 })
 
 const bedrockConfig = () =>
@@ -42,30 +35,15 @@ const bedrockConfig = () =>
 const viaBedrock = () =>
   new Anthropic({
     apiKey: GatewayProcess.ADMIN_KEY,
-    baseURL: gateway.baseUrl,
+    baseURL: servers.gateway.baseUrl,
     maxRetries: 0,
     defaultHeaders: { "x-gateway-config": bedrockConfig() }
-  })
-
-const direct = () =>
-  new Anthropic({
-    apiKey: "sk-ant-test",
-    baseURL: anthropic.baseUrl,
-    maxRetries: 0,
-    defaultHeaders: { "x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01" }
   })
 
 /** Ids carry each fake's reply ordinal and the model is each provider's own name for it. */
 const normalized = (message: Anthropic.Message): unknown => {
   const { id: _id, model: _model, ...rest } = message
   return JSON.parse(JSON.stringify(rest).replace(/(toolu_fake_|sig-fake-)\d+/g, "$1N"))
-}
-
-const user = (text: string) => ({ role: "user" as const, content: [{ type: "text" as const, text }] })
-const weather = {
-  name: "get_weather",
-  description: "Weather",
-  input_schema: { type: "object" as const, properties: {} }
 }
 
 describe("/v1/messages to Claude on Bedrock", () => {
@@ -87,7 +65,7 @@ describe("/v1/messages to Claude on Bedrock", () => {
         plain: normalized(await client.messages.create(params)),
         streamed: normalized(await client.messages.stream(params).finalMessage())
       })
-      const vendor = await run(direct())
+      const vendor = await run(direct(servers.anthropic))
       const ours = await run(viaBedrock())
       expect(ours.plain).toEqual(vendor.plain)
       expect(ours.streamed).toEqual(vendor.streamed)
@@ -100,23 +78,7 @@ describe("/v1/messages to Claude on Bedrock", () => {
   }
 
   it("sends thinking blocks with their signatures and tool results as they came, and betas in the body", async () => {
-    const params: Anthropic.MessageCreateParamsNonStreaming = {
-      model: CLAUDE,
-      max_tokens: 2048,
-      thinking: { type: "enabled", budget_tokens: 1024 },
-      tools: [weather],
-      messages: [
-        user("weather in Paris?"),
-        {
-          role: "assistant",
-          content: [
-            { type: "thinking", thinking: "Call the tool.", signature: "sig-1" },
-            { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } }
-          ]
-        },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "no data", is_error: true }] }
-      ]
-    }
+    const params = toolResultTurn(CLAUDE)
     await viaBedrock().messages.create(params, {
       headers: { "anthropic-beta": "interleaved-thinking-2025-05-14, token-efficient-tools-2025-02-19" }
     })
@@ -147,7 +109,7 @@ describe("/v1/messages to Claude on Bedrock", () => {
 
   it("keeps Converse for other models, and for chat completions to Claude", async () => {
     await viaBedrock().messages.create({ model: "amazon.nova-pro-v1:0", max_tokens: 64, messages: [user("hi")] })
-    const chat = await fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+    const chat = await fetch(`${servers.gateway.baseUrl}/v1/chat/completions`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
