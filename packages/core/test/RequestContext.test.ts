@@ -96,6 +96,17 @@ describe("RequestContext.traceIdOf", () => {
   it("generates a different id for each request", () => {
     assert.notStrictEqual(RequestContext.traceIdOf({}), RequestContext.traceIdOf({}))
   })
+
+  it("generates ids that start with the time in milliseconds, so later ids sort after earlier ones", () => {
+    const before = Date.now()
+    const id = RequestContext.generateTraceId()
+    const after = Date.now()
+    const time = Number.parseInt(id.slice(0, 12), 16)
+    assert.isAtLeast(time, before)
+    assert.isAtMost(time, after)
+    const earlier = `${(before - 1).toString(16).padStart(12, "0")}${"f".repeat(20)}`
+    assert.isTrue(earlier < id)
+  })
 })
 
 describe("RequestContext.make", () => {

@@ -7,10 +7,18 @@ import { GatewayError } from "@switchyard/core"
 import { KeysetPage } from "@switchyard/storage"
 import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
-import { randomUUID } from "node:crypto"
+import { v7 as timeOrderedId } from "uuid"
 import type { LogQuery } from "./LogQuery.ts"
 import * as LogRecord from "./LogRecord.ts"
 import * as SqliteWriter from "./SqliteWriter.ts"
+
+/**
+ * Record ids are UUIDv7: time-ordered, so each one lands at the end of the primary key's index.
+ * Random ids (v4) land anywhere in it, and on SQLite made each record cost ~50 µs of CPU instead
+ * of ~9 once the table held a few tens of thousands of rows (measured with the trace ids, which are
+ * time-ordered too: RequestContext.generateTraceId).
+ */
+const newId = (): string => timeOrderedId()
 
 /** Rows per INSERT: far below either dialect's limit of bound parameters. */
 const ROWS_PER_INSERT = 100
@@ -51,7 +59,7 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         return RequestLogStore.of({
           ...store,
           write: (entries) => {
-            const rows = entries.map((entry) => LogRecord.toRow(randomUUID(), entry))
+            const rows = entries.map((entry) => LogRecord.toRow(newId(), entry))
             const first = rows[0]
             if (first === undefined) return Effect.void
             const columns = Object.keys(first) as Array<keyof typeof first>
@@ -92,7 +100,7 @@ const make = (sql: SqlClient.SqlClient): RequestLogStore["Service"] => {
     // one transaction a batch: on SQLite one commit (and its fsync, on the event loop) instead of one per INSERT
     write: (entries) =>
       sql.withTransaction(Effect.forEach(
-        chunksOf(entries.map((entry) => LogRecord.toRow(randomUUID(), entry)), ROWS_PER_INSERT),
+        chunksOf(entries.map((entry) => LogRecord.toRow(newId(), entry)), ROWS_PER_INSERT),
         (rows) =>
           Arr.isArrayNonEmpty(rows) ? Effect.asVoid(sql`INSERT INTO request_logs ${sql.insert(rows)}`) : Effect.void,
         { discard: true }

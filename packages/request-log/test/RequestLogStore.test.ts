@@ -153,6 +153,19 @@ for (const { layer: database, name } of TestDatabase.dialects) {
           assert.isTrue(listed.has_more)
           assert.strictEqual(listed.data.length, 100)
         }))
+
+      it.effect("gives records time-ordered ids (UUIDv7), so each lands at the end of the key's index", () =>
+        Effect.gen(function*() {
+          const store = yield* RequestLogStore.RequestLogStore
+          const ws = "ws-ids"
+          yield* store.write(Array.from({ length: 5 }, (_, n) => entry(`i-${n}`, { workspaceId: ws })))
+          yield* store.write(Array.from({ length: 5 }, (_, n) => entry(`j-${n}`, { workspaceId: ws })))
+          const ids = (yield* store.list(ws, page)).data.map((record) => record.id)
+          for (const id of ids) {
+            assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+          }
+          assert.deepStrictEqual([...ids].sort(), [...ids].reverse())
+        }))
     }
   )
 }
