@@ -101,6 +101,15 @@ describe("POST /v1/chat/completions", () => {
     expect(untraced.headers.get("x-gateway-trace-id")).toMatch(/^[0-9a-f]{32}$/)
   })
 
+  it("sends the provider no traceparent when tracing is off, not even the caller's", async () => {
+    const response = await post(harness, "/v1/chat/completions", chatBody(), {
+      ...viaProviderHeader(harness.fake),
+      traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    })
+    expect(response.status).toBe(200)
+    expect(harness.fake.requests[0]?.headers.traceparent).toBeUndefined()
+  })
+
   it("selects the provider with a config object in x-gateway-config", async () => {
     const config = {
       provider: "openai",

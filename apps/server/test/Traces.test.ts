@@ -124,6 +124,18 @@ describe("traces over OTLP/HTTP", () => {
     expect(root.attributes["gateway.retry.attempts"]).toBe(1)
   })
 
+  it("sends each upstream attempt's W3C traceparent to the provider, naming the attempt's span", async () => {
+    fake.enqueue(Behaviour.json(503, { error: { message: "busy" } }))
+    const response = await chat(leaf({ retry: { attempts: 2 } }), "traced upstream")
+    expect(response.status).toBe(200)
+    const { named } = await traceOf(response, 3)
+    const attempts = named("chat gpt-4o-mini").sort((a, b) => Number(a.startTimeUnixNano - b.startTimeUnixNano))
+    expect(attempts).toHaveLength(2)
+    expect(fake.requests.map((request) => request.headers.traceparent)).toEqual(
+      attempts.map((span) => `00-${span.traceId}-${span.spanId}-01`)
+    )
+  })
+
   it("shows each fallback target's attempt with its path", async () => {
     fake.enqueue(Behaviour.json(500, { error: { message: "down" } }))
     const config = JSON.stringify({

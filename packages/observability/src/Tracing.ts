@@ -50,6 +50,13 @@ export const parentOf = (traceparent: string | undefined): Tracer.ExternalSpan |
 }
 
 /**
+ * The W3C `traceparent` naming `span` as the parent of what a callee does, so a provider or a
+ * proxy that traces continues the trace (the inverse of {@link parentOf}).
+ */
+export const traceparentOf = (span: Tracer.AnySpan): string =>
+  `00-${span.traceId.padStart(32, "0")}-${span.spanId}-${span.sampled ? "01" : "00"}`
+
+/**
  * Which requests' traces are recorded (`OTEL_TRACES_SAMPLER`): a share `ratio` of them, or, when
  * `parentBased`, what the caller's `traceparent` decided whenever it sent one. Spans of a trace
  * not sampled are made but never exported.

@@ -7,9 +7,14 @@
  * A URL whose host a caller chose (`custom_host`, a service account's `token_uri`) goes through a
  * second Agent whose connections resolve with the `TrustedHosts` lookup, so the address actually
  * connected to is the one judged; the providers' built-in URLs keep the first Agent, untouched.
+ *
+ * With tracing on (`Tracing.Enabled` when the layer is built) each call carries the W3C
+ * `traceparent` of the span it runs under (the pipeline's upstream attempt), so a provider or a
+ * proxy that traces continues the trace; with tracing off nothing is added or read.
  */
 import { GatewayError, TrustedHosts } from "@switchyard/core"
-import { Context, Effect, Layer, type Stream } from "effect"
+import { Tracing } from "@switchyard/observability"
+import { Context, Effect, Layer, type Stream, Tracer } from "effect"
 import { Agent, buildConnector } from "undici"
 import { UndiciExchange } from "./internal/UndiciExchange.ts"
 
@@ -61,13 +66,20 @@ export class UpstreamClient extends Context.Service<UpstreamClient, {
         const agent = yield* acquireAgent(settings)
         const connect = typeof settings.connect === "object" ? settings.connect : {}
         const guarded = yield* acquireAgent({ ...settings, connect: guardedConnector(hosts, connect) })
-        return UpstreamClient.of({
-          post: (request) =>
-            request.callerField === undefined ? post(agent, request) : post(guarded, request, request.callerField)
-        })
+        const send = (request: UpstreamRequest) =>
+          request.callerField === undefined ? post(agent, request) : post(guarded, request, request.callerField)
+        return UpstreamClient.of({ post: (yield* Tracing.Enabled) ? withTraceparent(send) : send })
       })
     )
 }
+
+/** Each call with the `traceparent` of the span it runs under, replacing one a caller forwarded. */
+const withTraceparent = (send: UpstreamClient["Service"]["post"]): UpstreamClient["Service"]["post"] => (request) =>
+  Effect.withFiber((fiber) => {
+    const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+    if (span === undefined) return send(request)
+    return send({ ...request, headers: { ...request.headers, traceparent: Tracing.traceparentOf(span) } })
+  })
 
 /** The same client with every request marked as going to a host the caller chose in `field`. */
 export const forCallerHost = (client: UpstreamClient["Service"], field: string): UpstreamClient["Service"] =>
