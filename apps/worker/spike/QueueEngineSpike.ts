@@ -6,9 +6,12 @@
  * ready; the time runs from the first offer to the last job's row.
  *
  *   node --conditions=@switchyard/source apps/worker/spike/QueueEngineSpike.ts run [--jobs 2000]
+ *
+ * Typechecked with the app (tsconfig.spike.json), never run by the tests: it needs a Postgres.
  */
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Database } from "@switchyard/storage"
 import { Deferred, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { ClusterWorkflowEngine, RunnerAddress } from "effect/cluster"
 import { PersistedQueue } from "effect/persistence"
@@ -17,20 +20,19 @@ import { Activity, Workflow } from "effect/workflow"
 import { execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { createInterface } from "node:readline"
-// the Postgres client that @switchyard/storage uses (not a dependency of this app)
-import { PgClient } from "../../../packages/storage/node_modules/@effect/sql-pg/dist/index.js"
 
 const TAKERS = 16
 const jobsArg = process.argv.indexOf("--jobs")
 const JOBS = jobsArg === -1 ? 2000 : Number(process.argv[jobsArg + 1])
 
-const pg = (url: string) => PgClient.layer({ url: Redacted.make(url) })
+// the gateway's own Postgres client, not migrated: the spike makes its own tables
+const pg = (url: string) => Database.postgresClient(Database.postgresOptions(Redacted.make(url)))
 
 const record = (job: number) =>
   SqlClient.SqlClient.use((sql) => sql`INSERT INTO spike_done (job, pid) VALUES (${job}, ${process.pid})`)
 
 /** Waits for "go" on stdin (process 0 only), then offers every job with `offer`, 16 at a time. */
-const produceOnGo = (offer: (job: number) => Effect.Effect<unknown, unknown, never>) =>
+const produceOnGo = <R>(offer: (job: number) => Effect.Effect<unknown, unknown, R>) =>
   Effect.gen(function*() {
     const go = yield* Deferred.make<void>()
     createInterface({ input: process.stdin }).on("line", (line) => {
@@ -64,7 +66,9 @@ const persisted = (url: string, produces: boolean) =>
 const SpikeWorkflow = Workflow.make("SpikeJob", { payload: Job.fields, idempotencyKey: ({ job }) => String(job) })
 
 const workflow = (url: string, produces: boolean, port: number) => {
-  const jobs = SpikeWorkflow.toLayer(({ job }) => Activity.make({ name: "record", execute: record(job) }))
+  const jobs = SpikeWorkflow.toLayer(({ job }) =>
+    Activity.make({ name: "record", execute: Effect.orDie(Effect.asVoid(record(job))) })
+  )
   const cluster = NodeClusterSocket.layer({
     storage: "sql",
     shardingConfig: { runnerAddress: Option.some(RunnerAddress.make("127.0.0.1", port)) }
@@ -85,7 +89,7 @@ const consume = () => {
   const program = engine === "persisted"
     ? persisted(url ?? "", produces)
     : workflow(url ?? "", produces, Number(port))
-  NodeRuntime.runMain(program as Effect.Effect<never, unknown, never>)
+  NodeRuntime.runMain(program)
 }
 
 const psql = (db: string, sql: string) =>
