@@ -76,7 +76,8 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
           Layer.provideMerge(Pipeline.layer(config.pipeline).pipe(Layer.provide(pipelineTraced)))
         ),
         BodyDeadlines.layer,
-        GatewayMetrics.GatewayMetrics.layer
+        // off, /metrics is gone and nothing on the request path records into a metric
+        config.metrics ? GatewayMetrics.GatewayMetrics.layer : GatewayMetrics.GatewayMetrics.layerOff
       )
     ),
     // outermost, so that building the pipeline logs in the configured format too

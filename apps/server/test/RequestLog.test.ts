@@ -265,6 +265,24 @@ describe("the request log over HTTP", () => {
   })
 })
 
+describe("GATEWAY_REQUEST_LOG=off", () => {
+  it("records nothing, while the request is answered as usual", async () => {
+    const off = await GatewayProcess.start({ GATEWAY_LOG_LEVEL: "warn", GATEWAY_REQUEST_LOG: "off" })
+    try {
+      const sent = await chat({ target: off })
+      expect(sent.status).toBe(200)
+      const listed = await logs(`?trace_id=${sent.traceId}`, { target: off })
+      expect(listed.status).toBe(200)
+      expect(listed.body.data).toEqual([])
+      // the same request on a gateway that logs is found by the same query
+      const logged = await chat()
+      expect((await recordOf(logged.traceId)).trace_id).toBe(logged.traceId)
+    } finally {
+      await off.stop()
+    }
+  }, 60_000)
+})
+
 describe("GET /v1/logs", () => {
   it("filters by status, provider, model, api key and time, and pages newest first", async () => {
     const key = await createKey(gateway.baseUrl, ["completions", "logs.read"], { workspace: "ws-log-filters" })

@@ -78,6 +78,21 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
   /** A circuit's state as last read: 0 closed, 1 half open, 2 open. */
   readonly circuitState: (circuit: Circuit, state: CircuitState) => void
 }>()("@switchyard/observability/GatewayMetrics") {
+  /** Records nothing (`GATEWAY_METRICS=off`): the request path does no metric work at all. */
+  static readonly layerOff: Layer.Layer<GatewayMetrics> = Layer.succeed(
+    GatewayMetrics,
+    GatewayMetrics.of({
+      request: () => {},
+      operation: () => {},
+      tokens: () => {},
+      firstToken: () => {},
+      cacheLookup: () => {},
+      retries: () => {},
+      cost: () => {},
+      circuitState: () => {}
+    })
+  )
+
   /** The metrics, recorded into the registry of the context the layer is built in. */
   static readonly layer: Layer.Layer<GatewayMetrics> = Layer.effect(
     GatewayMetrics,

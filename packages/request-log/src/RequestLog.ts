@@ -20,6 +20,11 @@ import type { Entry } from "./LogRecord.ts"
 import { RequestLogStore } from "./RequestLogStore.ts"
 
 export interface Options {
+  /**
+   * Record requests (`GATEWAY_REQUEST_LOG`; default true). Off, nothing is recorded, while the
+   * records already kept stay listed and the retention sweep still runs.
+   */
+  readonly enabled?: boolean | undefined
   /** Keep request and response bodies (`GATEWAY_LOG_BODIES`; default false). */
   readonly bodies?: boolean | undefined
   /** Records older than this are deleted (`GATEWAY_LOG_RETENTION_DAYS`; default 30). */
@@ -37,8 +42,12 @@ export const DEFAULT_BUFFER_LIMIT = 10_000
 export const DEFAULT_FLUSH_INTERVAL_MS = 1_000
 export const DEFAULT_BATCH_SIZE = 500
 
-/** The options the environment sets: `GATEWAY_LOG_BODIES` (default false), `GATEWAY_LOG_RETENTION_DAYS` (default 30, at least 1). */
+/**
+ * The options the environment sets: `GATEWAY_REQUEST_LOG` (default on), `GATEWAY_LOG_BODIES`
+ * (default false), `GATEWAY_LOG_RETENTION_DAYS` (default 30, at least 1).
+ */
 export const OptionsConfig: Config.Config<Options> = Config.all({
+  enabled: Config.Boolean("GATEWAY_REQUEST_LOG").pipe(Config.withDefault(true)),
   bodies: Config.Boolean("GATEWAY_LOG_BODIES").pipe(Config.withDefault(false)),
   retentionDays: Config.schema(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a whole number of days >= 1" })),
@@ -142,8 +151,9 @@ const make = (options: Options) =>
       Effect.forever
     )
 
-    const writerFiber = yield* Effect.forkDetach(writer)
     yield* Effect.forkScoped(sweep)
+    if (options.enabled === false) return RequestLog.of({ bodies: false, record: () => {}, flush: Effect.void })
+    const writerFiber = yield* Effect.forkDetach(writer)
     // at shutdown: stop the writer, then write what is left (bounded: a stalled database cannot hold the exit)
     yield* Effect.addFinalizer(() =>
       Fiber.interrupt(writerFiber).pipe(

@@ -133,6 +133,26 @@ describe("RequestLog", () => {
       assert.strictEqual(yield* dropped("write_failed"), 1)
     })))
 
+  it.effect("records nothing when it is off, and still sweeps what is past retention", () =>
+    Effect.gen(function*() {
+      const day = 86_400_000
+      const store = yield* RequestLogStore.RequestLogStore
+      yield* store.write([entry("old", 0)])
+      const { log } = yield* writer(Layer.succeed(RequestLogStore.RequestLogStore, store), {
+        enabled: false,
+        retentionDays: 30,
+        bodies: true
+      })
+      assert.isFalse(log.bodies)
+      log.record(entry("ignored", 31 * day))
+      yield* log.flush
+      yield* TestClock.adjust(31 * day)
+      const listed = yield* store.list("ws-1", { limit: 10, order: "desc" })
+      assert.deepStrictEqual(listed.data.map((record) => record.trace_id), [])
+    }).pipe(
+      Effect.provide(RequestLogStore.RequestLogStore.layerSql.pipe(Layer.provide(TestDatabase.layerSqlite)))
+    ))
+
   it.effect("sweeps the records past retention every hour", () =>
     Effect.gen(function*() {
       const day = 86_400_000
