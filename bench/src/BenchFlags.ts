@@ -18,6 +18,8 @@ export interface BenchFlags {
   readonly limitsRedis: string | undefined
   /** Also the gateway with OpenTelemetry traces on, exported to a local OTLP sink that discards them. */
   readonly otlp: boolean
+  /** Also the gateway with its request log, metrics and access lines off: what they cost together. */
+  readonly observabilityOff: boolean
   readonly help: boolean
 }
 
@@ -36,6 +38,8 @@ export const usage = `node bench/src/main.ts [flags]
   --limits-redis <url>      with --limits, also with its counters and windows in this Redis
   --otlp                    also measure the gateway with OpenTelemetry traces on (OTEL_EXPORTER_OTLP_ENDPOINT
                             at a local sink that accepts and discards every export)
+  --observability-off       also measure the gateway with the request log, metrics and access lines off
+                            (GATEWAY_REQUEST_LOG=off GATEWAY_METRICS=off GATEWAY_LOG_LEVEL=warn)
   --portkey                 also measure @portkey-ai/gateway (installed under ~/.cache/switchyard-bench)
   --portkey-node <path>     run Portkey on this Node binary instead of the cached Node 20.20.2
   --gateway-stand-in        measure a second bare proxy in the gateway's place (to check the harness)
@@ -57,6 +61,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
       limits: { type: "boolean", default: false },
       "limits-redis": { type: "string" },
       otlp: { type: "boolean", default: false },
+      "observability-off": { type: "boolean", default: false },
       "portkey-node": { type: "string" },
       "gateway-stand-in": { type: "boolean", default: false },
       help: { type: "boolean", default: false }
@@ -76,6 +81,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     limits: values.limits,
     limitsRedis: values["limits-redis"],
     otlp: values.otlp,
+    observabilityOff: values["observability-off"],
     help: values.help
   }
 }

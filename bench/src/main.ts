@@ -112,6 +112,18 @@ try {
         streaming: async (slowBaseUrl) => gatewayTarget(traced, slowBaseUrl, name)
       })
     }
+    if (flags.observabilityOff) {
+      const name = "switchyard, observability off"
+      const quiet = await startGateway(group, {
+        GATEWAY_REQUEST_LOG: "off",
+        GATEWAY_METRICS: "off",
+        GATEWAY_LOG_LEVEL: "warn"
+      })
+      contenders.push({
+        load: gatewayTarget(quiet, upstreamBaseUrl, name),
+        streaming: async (slowBaseUrl) => gatewayTarget(quiet, slowBaseUrl, name)
+      })
+    }
     if (flags.messages) {
       contenders.push({
         load: gatewayMessagesTarget(gateway, upstreamBaseUrl),
