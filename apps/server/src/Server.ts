@@ -73,7 +73,13 @@ export const layer = (config: ServerConfig): Layer.Layer<never, unknown> => {
     Layer.provide(
       Layer.mergeAll(
         uploadSweep(config).pipe(
-          Layer.provideMerge(Pipeline.layer(config.pipeline).pipe(Layer.provide(pipelineTraced)))
+          Layer.provideMerge(
+            // the metrics too: batch lines and assistant runs count their cost and tokens
+            Pipeline.layer(config.pipeline).pipe(
+              Layer.provide(pipelineTraced),
+              Layer.provide(config.metrics ? GatewayMetrics.GatewayMetrics.layer : Layer.empty)
+            )
+          )
         ),
         BodyDeadlines.layer,
         // off, /metrics is gone and nothing on the request path records into a metric

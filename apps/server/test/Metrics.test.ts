@@ -1,10 +1,14 @@
 /**
  * GET /metrics after known traffic (extensions.md, "Running it", metrics): the request counter by
  * route pattern and status, the GenAI duration, token and first-token histograms by operation,
- * provider and model, cache lookups by status, retries; `GATEWAY_METRICS=off` removes the route.
+ * provider and model, cache lookups by status, retries, and the cost and tokens of calls made in
+ * process (a prompt completion, batch lines); `GATEWAY_METRICS=off` removes the route.
  */
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
+import { ModelCatalog } from "@switchyard/providers"
+import OpenAI, { toFile } from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call } from "./support/Admin.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
 
 let fake: FakeOpenAI.FakeOpenAI
@@ -123,6 +127,75 @@ describe("GET /metrics", () => {
     expect(text).not.toContain(GatewayProcess.ADMIN_KEY)
     expect(text).not.toContain("sk-upstream")
     expect(text).not.toContain("hello")
+  })
+})
+
+describe("calls that run the pipeline in process", () => {
+  const cost = `gateway_cost_usd_total{gen_ai_provider_name="openai",gen_ai_request_model="gpt-4o-mini"}`
+  const inputs = `gen_ai_client_token_usage_sum{${chatLabels},gen_ai_token_type="input"}`
+  const outputs = `gen_ai_client_token_usage_sum{${chatLabels},gen_ai_token_type="output"}`
+  // the fake reports 1 prompt token and 2 completion tokens per answer
+  const oneAnswer = ModelCatalog.costOf("openai", "gpt-4o-mini", { prompt_tokens: 1, completion_tokens: 2 }) ?? 0
+
+  it("counts a prompt completion's cost and tokens", async () => {
+    const prompt = await call(gateway.baseUrl, "POST", "/v1/prompts", {
+      body: { name: "metered", model: "gpt-4o-mini", template: [{ role: "user", content: "hi {{name}}" }] }
+    })
+    expect(prompt.status).toBe(200)
+    const before = await scrape()
+    const completed = await call(gateway.baseUrl, "POST", `/v1/prompts/${prompt.body.id}/completions`, {
+      headers: { "x-gateway-provider": "openai", "x-gateway-custom-host": fake.baseUrl, authorization: "Bearer sk" },
+      body: { variables: { name: "Ada" } }
+    })
+    expect(completed.status).toBe(200)
+    const usage = completed.body.body.usage
+    const after = await scrape()
+    expect((after(cost) ?? 0) - (before(cost) ?? 0)).toBeCloseTo(
+      ModelCatalog.costOf("openai", "gpt-4o-mini", usage) ?? 0,
+      12
+    )
+    expect((after(inputs) ?? 0) - (before(inputs) ?? 0)).toBe(usage.prompt_tokens)
+    expect((after(outputs) ?? 0) - (before(outputs) ?? 0)).toBe(usage.completion_tokens)
+  })
+
+  it("counts the cost and tokens of each line of a batch, run by the server's worker", async () => {
+    const openai = new OpenAI({
+      apiKey: "sk-upstream",
+      baseURL: `${gateway.baseUrl}/v1`,
+      defaultHeaders: {
+        "x-gateway-api-key": GatewayProcess.ADMIN_KEY,
+        "x-gateway-provider": "openai",
+        "x-gateway-custom-host": fake.baseUrl
+      },
+      maxRetries: 0
+    })
+    const lines = ["a", "b", "c"].map((customId) =>
+      JSON.stringify({
+        custom_id: customId,
+        method: "POST",
+        url: "/v1/chat/completions",
+        body: { model: "gpt-4o-mini", messages: [{ role: "user", content: customId }] }
+      })
+    )
+    const input = await openai.files.create({
+      file: await toFile(Buffer.from(`${lines.join("\n")}\n`), "input.jsonl"),
+      purpose: "batch"
+    })
+    const before = await scrape()
+    let batch = await openai.batches.create({
+      input_file_id: input.id,
+      endpoint: "/v1/chat/completions",
+      completion_window: "24h"
+    })
+    for (let attempt = 0; attempt < 400 && !["completed", "failed"].includes(batch.status); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+      batch = await openai.batches.retrieve(batch.id)
+    }
+    expect(batch.status).toBe("completed")
+    const after = await scrape()
+    expect((after(cost) ?? 0) - (before(cost) ?? 0)).toBeCloseTo(3 * oneAnswer, 12)
+    expect((after(inputs) ?? 0) - (before(inputs) ?? 0)).toBe(3)
+    expect((after(outputs) ?? 0) - (before(outputs) ?? 0)).toBe(6)
   })
 })
 

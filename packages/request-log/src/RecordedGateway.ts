@@ -3,15 +3,19 @@
  * lines), recording each call in the request log as it ends: a JSON answer when it arrives, a
  * stream when it ends (its first chunk timed, its usage chunk read), a failure with the status it
  * answers. The HTTP inference routes record at the edge instead, where the status the client got
- * is known; they keep the undecorated gateway.
+ * is known; they keep the undecorated gateway. When the `GatewayMetrics` of
+ * `@switchyard/observability` are in context as the layer is built, each call also adds its cost
+ * (`gateway_cost_usd_total`) and its tokens (`gen_ai_client_token_usage`), as the edge does for
+ * HTTP calls, so a batch or a thread's spend shows in the metrics too.
  *
  * @example
  * import { RecordedGateway } from "@switchyard/request-log"
  * // the runs' pipeline records each call under "assistant run"
  * // assistants.pipe(Layer.provide(RecordedGateway.layer("assistant run")))
  */
-import { Gateway, GatewayError, type GatewayResponse } from "@switchyard/core"
-import { Cause, Effect, Exit, Layer, Stream } from "effect"
+import { Endpoint, Gateway, GatewayError, type GatewayResponse } from "@switchyard/core"
+import { GatewayMetrics } from "@switchyard/observability"
+import { Cause, Effect, Exit, Layer, Option, Stream } from "effect"
 import * as AnswerFacts from "./AnswerFacts.ts"
 import type { Entry } from "./LogRecord.ts"
 import { MAX_BODY_CHARS } from "./LogRecord.ts"
@@ -24,15 +28,24 @@ export const layer = (route: string): Layer.Layer<Gateway.Gateway, never, Gatewa
     Effect.gen(function*() {
       const inner = yield* Gateway.Gateway
       const log = yield* RequestLog
-      return Gateway.Gateway.of({ handle: (input) => recorded(route, log, input, inner.handle(input)) })
+      // optional: an embedder that keeps no metrics still gets its calls logged
+      const metrics = Option.getOrUndefined(yield* Effect.serviceOption(GatewayMetrics.GatewayMetrics))
+      const recorder: Recorder = { route, log, metrics }
+      return Gateway.Gateway.of({ handle: (input) => recorded(recorder, input, inner.handle(input)) })
     })
   )
+
+/** Where a call's record goes: the log under `route`, and the metrics when there are some. */
+interface Recorder {
+  readonly route: string
+  readonly log: RequestLog["Service"]
+  readonly metrics: GatewayMetrics.GatewayMetrics["Service"] | undefined
+}
 
 type Facts = Omit<Entry, "status" | "latencyMs" | "firstTokenMs" | "usage" | "costUsd" | "responseBody">
 
 const factsOf = (
-  route: string,
-  log: RequestLog["Service"],
+  { log, route }: Recorder,
   input: Gateway.GatewayInput,
   headers: Readonly<Record<string, string>>
 ): Facts => {
@@ -57,7 +70,7 @@ const factsOf = (
 }
 
 const finish = (
-  log: RequestLog["Service"],
+  { log, metrics }: Recorder,
   facts: Facts,
   started: number,
   ended: {
@@ -66,16 +79,35 @@ const finish = (
     readonly firstChunkAt?: number | undefined
     readonly responseBody?: unknown
   }
-) =>
+) => {
+  const costUsd = AnswerFacts.costOf(facts.provider, facts.model, ended.usage, facts.cacheStatus)
+  if (metrics !== undefined) countSpend(metrics, facts, ended.usage, costUsd)
   log.record({
     ...facts,
     status: ended.status,
     latencyMs: performance.now() - started,
     firstTokenMs: ended.firstChunkAt === undefined ? undefined : ended.firstChunkAt - started,
     usage: ended.usage,
-    costUsd: AnswerFacts.costOf(facts.provider, facts.model, ended.usage, facts.cacheStatus),
+    costUsd,
     ...(log.bodies && ended.responseBody !== undefined ? { responseBody: ended.responseBody } : {})
   })
+}
+
+/** The call's cost and tokens in the metrics, counted as the edge counts an HTTP call's (none for a cache hit). */
+const countSpend = (
+  metrics: GatewayMetrics.GatewayMetrics["Service"],
+  facts: Facts,
+  usage: AnswerFacts.Usage | undefined,
+  costUsd: number | undefined
+) => {
+  const { endpoint, provider } = facts
+  if (provider === undefined) return
+  const model = facts.model ?? ""
+  if (costUsd !== undefined && costUsd > 0) metrics.cost(provider, model, costUsd)
+  if (usage !== undefined && endpoint !== undefined && !AnswerFacts.isCacheHit(facts.cacheStatus)) {
+    metrics.tokens({ operation: Endpoint.operationNames[endpoint], provider, model }, usage)
+  }
+}
 
 /** The status a failure answers, or 499 for a call that was stopped (the caller went away). */
 const failureStatus = (
@@ -90,8 +122,7 @@ const failureStatus = (
 }
 
 const recorded = (
-  route: string,
-  log: RequestLog["Service"],
+  recorder: Recorder,
   input: Gateway.GatewayInput,
   call: Effect.Effect<GatewayResponse.GatewayResponse, GatewayError.GatewayError>
 ): Effect.Effect<GatewayResponse.GatewayResponse, GatewayError.GatewayError> => {
@@ -102,26 +133,25 @@ const recorded = (
         if (Exit.isSuccess(exit)) {
           const answer = exit.value
           if (answer._tag === "Json") {
-            finish(log, factsOf(route, log, input, answer.headers), started, {
+            finish(recorder, factsOf(recorder, input, answer.headers), started, {
               status: answer.status,
               usage: AnswerFacts.usageOf(answer.body()),
-              responseBody: log.bodies ? answer.body() : undefined
+              responseBody: recorder.log.bodies ? answer.body() : undefined
             })
           }
           return
         }
         const failure = failureStatus(exit.cause)
-        finish(log, factsOf(route, log, input, failure.headers), started, { status: failure.status })
+        finish(recorder, factsOf(recorder, input, failure.headers), started, { status: failure.status })
       })
     ),
-    Effect.map((answer) => answer._tag === "Json" ? answer : recordedStream(route, log, input, answer, started))
+    Effect.map((answer) => answer._tag === "Json" ? answer : recordedStream(recorder, input, answer, started))
   )
 }
 
 /** The stream, recorded when it ends: complete, failed half-way, or stopped by its reader. */
 const recordedStream = (
-  route: string,
-  log: RequestLog["Service"],
+  recorder: Recorder,
   input: Gateway.GatewayInput,
   answer: GatewayResponse.StreamResponse,
   started: number
@@ -130,11 +160,12 @@ const recordedStream = (
   let usage: AnswerFacts.Usage | undefined
   const chunks: Array<unknown> = []
   let bodyChars = 0
+  const bodies = recorder.log.bodies
   const noted = answer.chunks.pipe(
     Stream.map((chunk) => {
       firstChunkAt ??= performance.now()
       usage = AnswerFacts.usageOf(chunk) ?? usage
-      if (log.bodies && bodyChars <= MAX_BODY_CHARS) {
+      if (bodies && bodyChars <= MAX_BODY_CHARS) {
         bodyChars += JSON.stringify(chunk).length
         chunks.push(chunk)
       }
@@ -143,11 +174,11 @@ const recordedStream = (
     Stream.onExit((exit) =>
       Effect.sync(() => {
         const status = Exit.isSuccess(exit) ? answer.status : failureStatus(exit.cause).status
-        finish(log, factsOf(route, log, input, answer.headers), started, {
+        finish(recorder, factsOf(recorder, input, answer.headers), started, {
           status,
           usage,
           firstChunkAt,
-          responseBody: log.bodies ? chunks : undefined
+          responseBody: bodies ? chunks : undefined
         })
       })
     )
