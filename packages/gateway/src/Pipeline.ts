@@ -15,82 +15,29 @@
 import { Runs, ThreadStore } from "@switchyard/assistants"
 import { AdminKeyBootstrap, ApiKeys, Authenticator, JwtVerifier, ServerSecret } from "@switchyard/auth"
 import { Batches, BatchQueue } from "@switchyard/batches"
-import { CacheMiddleware, CacheStore, Embedder } from "@switchyard/cache"
-import { CircuitBoard, CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
-import {
-  ConfigCompiler,
-  Gateway,
-  type GatewayError,
-  type ProviderRegistry,
-  Stage,
-  TrustedHosts
-} from "@switchyard/core"
+import { Embedder } from "@switchyard/cache"
+import type { CircuitBoard } from "@switchyard/circuit-breaker"
+import { type Gateway, type GatewayError, type ProviderRegistry, type Stage, TrustedHosts } from "@switchyard/core"
 import { FileContents, FileStore } from "@switchyard/files"
-import { type Feedback, FeedbackSql, Guardrails, StoredGuardrails } from "@switchyard/guardrails"
-import { PromptStage, PromptStore } from "@switchyard/prompts"
-import { Integrations, ProviderAccess, type StoredConfigs, VirtualKeys } from "@switchyard/provider-access"
+import { type Feedback, FeedbackSql, StoredGuardrails } from "@switchyard/guardrails"
+import { PromptStore } from "@switchyard/prompts"
+import { type Integrations, ProviderAccess, type StoredConfigs, type VirtualKeys } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
 import { RecordedGateway, RequestLog, RequestLogStore } from "@switchyard/request-log"
 import { ResponseStore } from "@switchyard/responses-format"
-import { Resilience } from "@switchyard/retry"
-import { Routing } from "@switchyard/routing"
 import { Database } from "@switchyard/storage"
-import {
-  LocalWindows,
-  RatePolicies,
-  StoredProviders,
-  UsageCounters,
-  UsageLimits,
-  UsagePolicies
-} from "@switchyard/usage-limits"
-import { Config, ConfigProvider, Data, Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
-import type { RateLimiter, Redis } from "effect/persistence"
+import { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
+import { type Config, Data, Duration, Effect, Layer, Option } from "effect"
+import type { Redis } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import * as GatewayEmbedder from "./internal/GatewayEmbedder.ts"
+import { gateway } from "./internal/RequestPipeline.ts"
+import { cacheAndCircuits, type CountersLayer, MissingRedisPackage, usageCounters } from "./internal/SharedStores.ts"
+import { DEFAULT_DATA_DIR, type Options, OptionsConfig } from "./PipelineOptions.ts"
 
-export interface Options {
-  /** The SQLite database and the generated secret live here (default `./.switchyard`). */
-  readonly dataDir?: string | undefined
-  /** `postgres://…`: durable state in Postgres instead of SQLite; needs `secret`. */
-  readonly databaseUrl?: Redacted.Redacted<string> | undefined
-  /** `redis://…`: cache entries and circuits in Redis, shared by replicas; memory without it. */
-  readonly redisUrl?: Redacted.Redacted<string> | undefined
-  /** Keys API-key hashes and seals stored credentials; generated into `dataDir` when absent. */
-  readonly secret?: Redacted.Redacted<string> | undefined
-  /** An API key with every scope; without it, one is created when no key exists and announced. */
-  readonly adminKey?: Redacted.Redacted<string> | undefined
-  /** Called once with a generated admin key (default: printed on stdout). */
-  readonly announceAdminKey?: ((key: string) => Effect.Effect<void>) | undefined
-  /** `GATEWAY_TRUSTED_HOSTS` syntax (default `localhost,127.0.0.1,::1`; "" trusts none). */
-  readonly trustedHosts?: string | undefined
-  /** The semantic cache embeds through the gateway with this model; a local embedder without it. */
-  readonly cacheEmbeddingModel?: string | undefined
-  /** JWTs in `x-gateway-api-key`, verified against this JWKS; refused without it. */
-  readonly jwt?: JwtVerifier.Options | undefined
-  /** When the usage counters cannot be reached: `closed` (default, 503) or `open` (let through, logged). */
-  readonly limitsOnStoreError?: UsageLimits.OnStoreError | undefined
-  /**
-   * How long a usage-limit reservation in counters shared by replicas (Postgres, Redis) holds
-   * before it is given back unsettled: its process died (default 900; `UsageCounters.ReservationLease`).
-   */
-  readonly limitsReservationLeaseSeconds?: number | undefined
-  /** How long a batch job held by a process that died waits before another worker takes it (default 30). */
-  readonly batchLeaseSeconds?: number | undefined
-  /** How many lines of one batch are queued or running at once, over all workers (default 64). */
-  readonly batchLinesInFlight?: number | undefined
-  /** How many lines of all batches this process sends to one provider target at once (default 16). */
-  readonly batchLinesPerTarget?: number | undefined
-  /**
-   * How many batch jobs a worker (the server's or the worker app's) does at once (default 32); the
-   * pipeline itself does not use it, the apps read it here so both take it from one variable.
-   */
-  readonly batchWorkerConcurrency?: number | undefined
-  /** The request log: bodies kept or not, retention (`GATEWAY_LOG_BODIES`, `GATEWAY_LOG_RETENTION_DAYS`). */
-  readonly requestLog?: RequestLog.Options | undefined
-}
-
-const DEFAULT_DATA_DIR = "./.switchyard"
+export { MissingRedisPackage } from "./internal/SharedStores.ts"
+export { type Options, OptionsConfig } from "./PipelineOptions.ts"
 
 const printAdminKey = (key: string) =>
   Effect.sync(() =>
@@ -104,151 +51,6 @@ const printAdminKey = (key: string) =>
 const providerAccess = Layer.unwrap(
   UpstreamClient.UpstreamClient.useSync((client) => ProviderAccess.layer(Providers.adapters(client)))
 ).pipe(Layer.provide(UpstreamClient.UpstreamClient.layer()))
-
-/** A start-up error: Redis was asked for, but the optional peer that connects to it is missing. */
-export class MissingRedisPackage extends Data.TaggedError("MissingRedisPackage")<{
-  readonly message: string
-  readonly cause: unknown
-}> {}
-
-/**
- * The cache and circuit stores in Redis. They are imported only when a Redis URL is given, so a
- * gateway kept in memory needs neither `@switchyard/redis` (an optional peer) nor a Redis client.
- */
-const redisStores = (url: Redacted.Redacted<string>) =>
-  Layer.unwrap(
-    Effect.tryPromise({
-      try: () => Promise.all([import("@switchyard/cache/redis"), import("@switchyard/circuit-breaker/redis")]),
-      catch: (cause) =>
-        new MissingRedisPackage({
-          message: "REDIS_URL (redisUrl) is set but the Redis stores could not be loaded: install " +
-            `@switchyard/redis next to @switchyard/gateway (${String(cause)})`,
-          cause
-        })
-    }).pipe(
-      Effect.map(([cache, circuits]) =>
-        Layer.merge(cache.RedisCacheStore.layer({ url }), circuits.RedisCircuitStore.layer({ url }))
-      )
-    )
-  )
-
-/**
- * Usage counters and rate windows in Redis when it is configured; otherwise rate windows in memory
- * and counters in the gateway's database: kept in memory and written in batches on this process's
- * own SQLite, taken row by row on Postgres (shared by replicas). Like the other Redis stores,
- * imported only for a Redis URL.
- */
-/** What {@link usageCounters} builds, also with a reservation lease provided to it. */
-type CountersLayer = Layer.Layer<
-  UsageCounters.UsageCounters | RateLimiter.RateLimiterStore,
-  MissingRedisPackage | Redis.RedisError,
-  Database.Dialect | SqlClient.SqlClient
->
-
-const usageCounters = (options: Options): CountersLayer => {
-  const url = options.redisUrl
-  if (url === undefined) {
-    return Layer.merge(
-      Layer.unwrap(
-        Database.Dialect.useSync((dialect) =>
-          dialect.name === "sqlite" ? UsageCounters.UsageCounters.layerLocal : UsageCounters.UsageCounters.layerSql
-        )
-      ),
-      LocalWindows.layer
-    )
-  }
-  return Layer.unwrap(
-    Effect.tryPromise({
-      try: () => import("@switchyard/usage-limits/redis"),
-      catch: (cause) =>
-        new MissingRedisPackage({
-          message: "REDIS_URL (redisUrl) is set but the Redis usage counters could not be loaded: install " +
-            `@switchyard/redis next to @switchyard/gateway (${String(cause)})`,
-          cause
-        })
-    }).pipe(Effect.map((redis) => redis.RedisUsageCounters.layerStores({ url })))
-  )
-}
-
-/** For usage limits: the provider behind an `@slug` or a virtual key, from the stored credentials. */
-const storedProviders = Layer.effect(
-  StoredProviders.StoredProviders,
-  Effect.gen(function*() {
-    const integrations = yield* Integrations.Integrations
-    const virtualKeys = yield* VirtualKeys.VirtualKeys
-    return {
-      resolve: (workspaceId: string, target: StoredProviders.StoredTarget) =>
-        (target.virtual_key === undefined
-          ? integrations.resolve(workspaceId, target.provider.slice(1))
-          : virtualKeys.resolve(workspaceId, target.virtual_key)).pipe(
-            Effect.map(Option.match({
-              onNone: () => undefined,
-              onSome: (found) => ({
-                provider: found.provider,
-                price: found.pricing === undefined ? undefined : {
-                  inputPerMillion: found.pricing.input_per_million,
-                  outputPerMillion: found.pricing.output_per_million
-                },
-                // what virtual_key conditions name: the key's id, never its token
-                virtualKeyId: target.virtual_key === undefined ? undefined : found.id
-              })
-            })),
-            // an unreadable credential fails its request in the adapter; here it only goes unresolved
-            Effect.orElseSucceed(() => undefined)
-          )
-    }
-  })
-)
-
-/** Every stage around a leaf's upstream call; core orders them by phase (`Stage.phases`). */
-const stages = (
-  options: Options,
-  embedder: Layer.Layer<Embedder.Embedder>,
-  counters: CountersLayer,
-  stores: ReturnType<typeof cacheAndCircuits>
-) =>
-  Layer.mergeAll(
-    PromptStage.layer,
-    Guardrails.stage(StoredGuardrails.StoredGuardrails.useSync((stored) => ({ resolve: stored.resolve }))),
-    UsageLimits.stage({ onStoreError: options.limitsOnStoreError }).pipe(Layer.provide(storedProviders)),
-    CacheMiddleware.stage(),
-    Resilience.layer,
-    CircuitBreakerMiddleware.stage
-  ).pipe(
-    Layer.provide(embedder),
-    Layer.provide(counters),
-    Layer.provide(stores)
-  )
-
-/**
- * The cache and circuit stores, in memory or in Redis; the circuits watched by the board that
- * `GET /v1/circuits` reads (its store wins over the one it watches).
- */
-const cacheAndCircuits = (options: Options) =>
-  Layer.provideMerge(
-    CircuitBoard.layer,
-    options.redisUrl === undefined
-      ? Layer.merge(CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory)
-      : redisStores(options.redisUrl)
-  )
-
-/** The pipeline every inference request runs, with the selectors of extensions.md in order. */
-const gateway = (
-  options: Options,
-  embedder: Layer.Layer<Embedder.Embedder>,
-  counters: CountersLayer,
-  stores: ReturnType<typeof cacheAndCircuits>
-) =>
-  Gateway.Gateway.layer.pipe(
-    Layer.provide(ProviderAccess.layerSelectors),
-    Layer.provide(
-      ConfigCompiler.ConfigCompiler.layer().pipe(
-        Layer.provide([Routing.layer, stages(options, embedder, counters, stores)]),
-        // one set of stages, shared by the stage layers and the compiler
-        Layer.provide(Stage.Stages.layer)
-      )
-    )
-  )
 
 /** A start-up error: replicas sharing a database must share the secret that seals credentials. */
 export class MissingSecret extends Data.TaggedError("MissingSecret")<{ readonly message: string }> {}
@@ -396,53 +198,6 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     )
   )
 }
-
-const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Config.map(Option.getOrUndefined))
-
-/** A whole number of at least 1: a bound of 0 would stop every batch without saying why. */
-const atLeastOne = (name: string) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a whole number >= 1" })), name)
-
-/**
- * `GATEWAY_TRUSTED_HOSTS`. Effect reads an empty variable as a missing one; here set-but-empty is
- * a value of its own (trust no host, not even loopback), so the environment is asked again for it.
- */
-const trustedHosts = Config.String(TrustedHosts.ENV).pipe(
-  Config.option,
-  Config.mapEffect((set) =>
-    Option.isSome(set)
-      ? Effect.succeed(set.value)
-      : Config.String(TrustedHosts.ENV).pipe(Config.withDefault(TrustedHosts.DEFAULT_LIST)).parse(
-        ConfigProvider.fromEnv({ preserveEmptyStrings: true })
-      )
-  )
-)
-
-/** The options extensions.md's environment variables set ("Running it"). */
-export const OptionsConfig: Config.Config<Options> = Config.all({
-  trustedHosts,
-  dataDir: Config.String("GATEWAY_DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR)),
-  databaseUrl: optional(Config.Redacted("DATABASE_URL")),
-  redisUrl: optional(Config.Redacted("REDIS_URL")),
-  secret: optional(Config.Redacted("GATEWAY_SECRET")),
-  adminKey: optional(Config.Redacted("GATEWAY_ADMIN_KEY")),
-  cacheEmbeddingModel: optional(Config.String("GATEWAY_CACHE_EMBEDDING_MODEL")),
-  batchLeaseSeconds: optional(Config.Int("GATEWAY_BATCH_LEASE_SECONDS")),
-  batchLinesInFlight: optional(atLeastOne("GATEWAY_BATCH_LINES_IN_FLIGHT")),
-  batchLinesPerTarget: optional(atLeastOne("GATEWAY_BATCH_LINES_PER_TARGET")),
-  batchWorkerConcurrency: optional(atLeastOne("GATEWAY_BATCH_WORKER_CONCURRENCY")),
-  limitsOnStoreError: Config.Literals(["closed", "open"], "GATEWAY_LIMITS_ON_STORE_ERROR").pipe(
-    Config.withDefault("closed" as const)
-  ),
-  limitsReservationLeaseSeconds: optional(atLeastOne("GATEWAY_LIMITS_RESERVATION_LEASE_SECONDS")),
-  requestLog: RequestLog.OptionsConfig,
-  jwt: Config.all({
-    jwksUrl: optional(Config.String("GATEWAY_JWKS_URL")),
-    jwksFile: optional(Config.String("GATEWAY_JWKS_FILE")),
-    issuer: optional(Config.String("GATEWAY_JWT_ISSUER")),
-    audience: optional(Config.String("GATEWAY_JWT_AUDIENCE"))
-  })
-})
 
 /** {@link layer} from the environment variables of extensions.md. */
 export const layerConfig: Layer.Layer<Services, StartupError | Config.ConfigError> = Layer.unwrap(
