@@ -9,7 +9,7 @@ import type { ApiKeys, Authenticator, ServerSecret } from "@switchyard/auth"
 import type { Batches } from "@switchyard/batches"
 import type { CircuitBoard } from "@switchyard/circuit-breaker"
 import { ConsolePage } from "@switchyard/console"
-import type { Endpoint, Gateway, GatewayError, Principal } from "@switchyard/core"
+import type { Endpoint, Gateway, GatewayError, Principal, ProviderRegistry } from "@switchyard/core"
 import type { FileStore } from "@switchyard/files"
 import type { Feedback, StoredGuardrails } from "@switchyard/guardrails"
 import type { PromptStore } from "@switchyard/prompts"
@@ -70,7 +70,14 @@ type StoredServices =
   | BodyDeadlines
 
 /** What a hot-path route of another client format needs to build its handler. */
-type FormatServices = Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines | ResponseStore.ResponseStore
+type FormatServices =
+  | Authenticator.Authenticator
+  | Gateway.Gateway
+  | BodyDeadlines
+  | ResponseStore.ResponseStore
+  // count_tokens asks the selected provider's adapter for its own count
+  | ProviderRegistry.ProviderRegistry
+  | StoredConfigs.StoredConfigs
 
 export type Route =
   | {
@@ -322,11 +329,7 @@ const routePatterns = table.map((route) => ({
 /** The hot path: `METHOD /path` to a node:http handler. */
 export const nodeRoutes = (
   options: InferenceRoute.InferenceRouteOptions
-): Effect.Effect<
-  NodeRoutes,
-  never,
-  Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines | ResponseStore.ResponseStore
-> =>
+): Effect.Effect<NodeRoutes, never, FormatServices> =>
   Effect.gen(function*() {
     const entries: Array<[string, NodeHandler]> = []
     for (const route of table) {

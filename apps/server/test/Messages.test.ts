@@ -395,14 +395,77 @@ describe("/v1/messages to an OpenAI model, fitted to it from the catalog", () =>
 })
 
 describe("/v1/messages/count_tokens", () => {
-  it("counts the input tokens with the model's tokenizer (o200k_base for gpt-4o)", async () => {
-    const counted = await viaGateway("openai").messages.countTokens({
+  const counted = {
+    model: "claude-sonnet-4-5",
+    system: "Be brief.",
+    messages: [user("How many tokens is this sentence?")]
+  }
+
+  it("asks an Anthropic target for its own count, with the target's key, as the vendor answers it", async () => {
+    const vendor = await direct(servers.anthropic).messages.countTokens(counted)
+    const ours = await viaGateway("anthropic").messages.countTokens(counted)
+    expect(ours).toEqual(vendor)
+    // the fake's count (words and three per message), not the gateway's tokenizer
+    expect(ours.input_tokens).toBe(2 + 6 + 3)
+    const sent = servers.anthropic.requests.at(-1)
+    expect(sent?.path).toBe("/v1/messages/count_tokens")
+    expect(sent?.headers["x-api-key"]).toBe(ANTHROPIC_KEY)
+    expect(sent?.body).toEqual(counted)
+  })
+
+  it("asks the first target of a config, with the model its override_params name", async () => {
+    const config = JSON.stringify({
+      strategy: { mode: "fallback" },
+      targets: [
+        {
+          provider: "anthropic",
+          api_key: ANTHROPIC_KEY,
+          custom_host: servers.anthropic.baseUrl,
+          override_params: { model: "claude-haiku-4-5" }
+        },
+        { provider: "openai", api_key: "sk-openai", custom_host: openai.baseUrl }
+      ]
+    })
+    const counted2 = await withGatewayKeyOnly({ "x-gateway-config": config }).messages.countTokens(counted)
+    expect(counted2.input_tokens).toBe(2 + 6 + 3)
+    expect(servers.anthropic.requests.at(-1)?.body).toEqual({ ...counted, model: "claude-haiku-4-5" })
+  })
+
+  it("answers the provider's 4xx in Anthropic's shape, with its status", async () => {
+    servers.anthropic.enqueue(FakeAnthropic.error(404, "not_found_error", "model: claude-nope"))
+    const error = await viaGateway("anthropic").messages.countTokens({ ...counted, model: "claude-nope" })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.NotFoundError)
+    expect(Object(error).error.type).toBe("error")
+    expect(Object(error).error.error.type).toBe("not_found_error")
+  })
+
+  it("answers the provider's 5xx in Anthropic's shape, with its status", async () => {
+    servers.anthropic.enqueue(FakeAnthropic.error(529, "overloaded_error", "Overloaded"))
+    const overloaded = await viaGateway("anthropic").messages.countTokens(counted).catch((caught: unknown) => caught)
+    expect(overloaded).toBeInstanceOf(Anthropic.APIError)
+    expect(Object(overloaded).status).toBe(529)
+    expect(Object(overloaded).error.error.type).toBe("overloaded_error")
+    servers.anthropic.enqueue(FakeAnthropic.error(500, "api_error", "Internal server error"))
+    const failed = await viaGateway("anthropic").messages.countTokens(counted).catch((caught: unknown) => caught)
+    expect(failed).toBeInstanceOf(Anthropic.InternalServerError)
+    expect(Object(failed).error.error.type).toBe("api_error")
+  })
+
+  it("counts locally for a provider without a count call (o200k_base for gpt-4o)", async () => {
+    const counted3 = await viaGateway("openai").messages.countTokens({
       model: "gpt-4o",
       system: "Be brief.",
       messages: [user("How many tokens is this sentence?")]
     })
     // "Be brief." 3 and "How many tokens is this sentence?" 7 in o200k_base, 3 per message, 3 of priming
-    expect(counted.input_tokens).toBe(3 + 7 + 2 * 3 + 3)
+    expect(counted3.input_tokens).toBe(3 + 7 + 2 * 3 + 3)
+    expect(openai.requests).toHaveLength(0)
+  })
+
+  it("counts locally when no provider is named", async () => {
+    const counted4 = await withGatewayKeyOnly({}).messages.countTokens({ ...counted, model: "gpt-4o" })
+    expect(counted4.input_tokens).toBe(3 + 7 + 2 * 3 + 3)
   })
 
   it("refuses a body without messages with 400 naming them", async () => {

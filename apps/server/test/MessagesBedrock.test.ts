@@ -122,3 +122,31 @@ describe("/v1/messages to Claude on Bedrock", () => {
     expect(bedrock.requests.map((request) => request.operation)).toEqual(["converse", "converse"])
   })
 })
+
+describe("/v1/messages/count_tokens to Claude on Bedrock", () => {
+  const counted = { model: CLAUDE, system: "Be brief.", messages: [user("How many tokens is this sentence?")] }
+
+  it("asks Bedrock's CountTokens for the foundation model, with the InvokeModel body it would send", async () => {
+    const ours = await viaBedrock().messages.countTokens(counted)
+    // the fake Anthropic API's count of the same messages: Bedrock counts as Anthropic does
+    expect(ours).toEqual(await direct(servers.anthropic).messages.countTokens({ ...counted, model: "claude" }))
+    const sent = bedrock.requests.at(-1)
+    expect(sent?.operation).toBe("count-tokens")
+    expect(sent?.modelId).toBe("anthropic.claude-sonnet-4-5-20250929-v1:0")
+    const invoke = JSON.parse(Buffer.from(Object(sent?.body).input.invokeModel.body, "base64").toString("utf8"))
+    const { model: _model, ...rest } = counted
+    expect(invoke).toEqual({ max_tokens: 1, ...rest, anthropic_version: "bedrock-2023-05-31" })
+  })
+
+  it("answers Bedrock's error with its status, in Anthropic's shape", async () => {
+    bedrock.enqueue(FakeBedrock.error(429, "ThrottlingException", "Too many requests, please wait."))
+    const error = await viaBedrock().messages.countTokens(counted).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError)
+    expect(Object(error).error.error.type).toBe("rate_limit_error")
+  })
+
+  it("counts locally for a model Bedrock has no count for", async () => {
+    await viaBedrock().messages.countTokens({ ...counted, model: "amazon.nova-pro-v1:0" })
+    expect(bedrock.requests).toHaveLength(0)
+  })
+})

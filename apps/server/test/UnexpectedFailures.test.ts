@@ -5,9 +5,10 @@
  * event, and are logged with their cause. The server here is the real edge and the real
  * pipeline; only the plug-in points (selector, middleware, adapters) are defective ones.
  */
-import { Authenticator } from "@switchyard/auth"
+import { Authenticator, ServerSecret } from "@switchyard/auth"
 import { ConfigCompiler, Gateway, GatewayResponse, ProviderRegistry, ProviderSelection, Stage } from "@switchyard/core"
 import { GatewayMetrics, Logs } from "@switchyard/observability"
+import { StoredConfigs } from "@switchyard/provider-access"
 import { RequestLog } from "@switchyard/request-log"
 import { ResponseStore } from "@switchyard/responses-format"
 import { Routing } from "@switchyard/routing"
@@ -118,7 +119,15 @@ beforeAll(async () => {
       RequestLog.RequestLog.layerOff,
       GatewayMetrics.GatewayMetrics.layer,
       // the Responses route keeps its responses in the database
-      ResponseStore.ResponseStore.layer.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" })))
+      ResponseStore.ResponseStore.layer.pipe(Layer.provide(SqliteClient.layer({ filename: ":memory:" }))),
+      // count_tokens asks the selected provider's adapter, found through the stored selectors too
+      ProviderRegistry.ProviderRegistry.layer(adapters),
+      StoredConfigs.StoredConfigs.layer.pipe(
+        Layer.provide([
+          SqliteClient.layer({ filename: ":memory:" }),
+          ServerSecret.ServerSecret.layerSecret("unexpected failures test")
+        ])
+      )
     ]),
     Layer.provideMerge(capture)
   )

@@ -4,7 +4,8 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import type { Dispatch } from "./Dispatch.ts"
-import { InvalidRequest } from "./GatewayError.ts"
+import { type GatewayError, InvalidRequest } from "./GatewayError.ts"
+import type { JsonObject } from "./GatewayRequest.ts"
 import type { ProviderTarget } from "./ProviderTarget.ts"
 
 export interface ProviderAdapter {
@@ -12,7 +13,30 @@ export interface ProviderAdapter {
   readonly names: ReadonlyArray<string>
   /** Checks a target's credentials once, at compile time, and builds its Dispatch. */
   readonly make: (target: ProviderTarget) => Effect.Effect<Dispatch, InvalidRequest>
+  /**
+   * The provider's own count of a Messages request's input tokens (Anthropic's count_tokens, and
+   * the count calls of the clouds that host Claude), so the number is the one the provider bills.
+   * Absent where the provider's API has no such call.
+   */
+  readonly countMessageTokens?:
+    | ((target: ProviderTarget) => Effect.Effect<MessageTokenCounter, InvalidRequest>)
+    | undefined
 }
+
+/** A Messages count request (`POST /v1/messages/count_tokens`) as the edge received it. */
+export interface TokenCountRequest {
+  /** The body as the client sent it: `model`, `messages`, `system`, `tools`, … */
+  readonly body: JsonObject
+  /** Incoming headers, lower-case names (`anthropic-beta` goes with the body). */
+  readonly headers: Readonly<Record<string, string>>
+  /** The caller's workspace: stored credentials are looked up there only. */
+  readonly workspaceId: string
+}
+
+/** The input tokens by the provider's count; `None` when its API counts none for this model. */
+export type MessageTokenCounter = (
+  request: TokenCountRequest
+) => Effect.Effect<Option.Option<number>, GatewayError>
 
 export class ProviderRegistry extends Context.Service<ProviderRegistry, {
   readonly find: (name: string) => Option.Option<ProviderAdapter>

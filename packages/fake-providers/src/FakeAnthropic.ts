@@ -2,7 +2,9 @@
  * A fake Anthropic Messages API on 127.0.0.1 that checks each request as docs.anthropic.com
  * defines it (`POST /v1/messages`, `x-api-key`, `anthropic-version`, a JSON body with `model`,
  * `max_tokens`, top-level `system`, user/assistant turns…) and answers in Anthropic's shapes,
- * errors included (`{ type: "error", error: { type, message } }`).
+ * errors included (`{ type: "error", error: { type, message } }`). `POST /v1/messages/count_tokens`
+ * answers `{ input_tokens }` with the fake's own count (TokenCountRequest), or a queued JSON
+ * behaviour (an error) in its place.
  *
  * @example
  * ```ts
@@ -19,7 +21,8 @@ import { type Behaviour, json, reply } from "./Behaviour.ts"
 import { errorBody, sendJson, sleepUnlessAborted, writeEvents } from "./internal/anthropic/AnthropicExchange.ts"
 import { defaultReply, messageEvents, messageObject, type MessageReply } from "./internal/anthropic/MessageReply.ts"
 import { checkMessagesRequest } from "./internal/anthropic/MessagesRequestCheck.ts"
-import { field, stringField } from "./internal/JsonFields.ts"
+import { checkCountRequest, inputTokens } from "./internal/anthropic/TokenCountRequest.ts"
+import { field, isRecord, stringField } from "./internal/JsonFields.ts"
 
 import type { RecordedRequest } from "./FakeOpenAI.ts"
 import { addressOf, headerRecord, readText } from "./internal/IncomingRequest.ts"
@@ -75,11 +78,16 @@ export interface FakeAnthropic {
 
 export const versions = new Set(["2023-06-01", "2023-01-01"])
 
+const MESSAGES = "/v1/messages"
+const COUNT_TOKENS = "/v1/messages/count_tokens"
+
 /** The problem with a request's path and headers, as status, error type and message. */
 const checkEnvelope = (request: IncomingMessage, apiKey: string | undefined) => {
   const key = request.headers["x-api-key"]
   const version = request.headers["anthropic-version"]
-  if (request.method !== "POST" || request.url !== "/v1/messages") return [404, "not_found_error", "Not found"] as const
+  if (request.method !== "POST" || (request.url !== MESSAGES && request.url !== COUNT_TOKENS)) {
+    return [404, "not_found_error", "Not found"] as const
+  }
   if (typeof key !== "string" || key === "") {
     return [401, "authentication_error", "x-api-key header is required"] as const
   }
@@ -150,6 +158,15 @@ export const start = async (options: StartOptions = {}): Promise<FakeAnthropic> 
     }
   }
 
+  /** A count: a queued JSON behaviour (an error) answers in its place, anything else is counted. */
+  const count = (body: unknown, response: ServerResponse): void => {
+    const problem = checkCountRequest(body)
+    if (problem !== undefined) return sendJson(response, 400, errorBody("invalid_request_error", problem))
+    const behaviour = queue[0]?._tag === "Json" ? queue.shift() : undefined
+    if (behaviour?._tag === "Json") return sendJson(response, behaviour.status, behaviour.body, behaviour.headers)
+    return sendJson(response, 200, { input_tokens: isRecord(body) ? inputTokens(body) : 0 })
+  }
+
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const exchangeClosed = new AbortController()
     response.once("close", () => exchangeClosed.abort())
@@ -172,6 +189,7 @@ export const start = async (options: StartOptions = {}): Promise<FakeAnthropic> 
         errorBody("invalid_request_error", "There was an error parsing the body: invalid JSON")
       )
     }
+    if (request.url === COUNT_TOKENS) return count(body, response)
     const problem = checkMessagesRequest(body)
     if (problem !== undefined) return sendJson(response, 400, errorBody("invalid_request_error", problem))
     replies += 1

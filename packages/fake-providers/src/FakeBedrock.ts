@@ -3,8 +3,9 @@
  * InvokeModel(WithResponseStream) for Claude models in Anthropic's shape (ClaudeInvoke). Every
  * request is checked as AWS would: the SigV4 signature recomputed from the known credentials
  * (403 on any mismatch), the path `/model/{modelId}/{converse,converse-stream,invoke,
- * invoke-with-response-stream}`, and the body's shape (400 `ValidationException`). Answers are
- * Converse JSON, Anthropic Messages, or binary event-stream frames.
+ * invoke-with-response-stream,count-tokens}`, and the body's shape (400 `ValidationException`).
+ * Answers are Converse JSON, Anthropic Messages, binary event-stream frames, or CountTokens'
+ * `{inputTokens}` for Claude (internal/bedrock/CountTokens).
  *
  * @example
  * ```ts
@@ -20,6 +21,7 @@ import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { checkInvokeBody, invokeFrames, invokeMessage, isClaudeModel } from "./internal/bedrock/ClaudeInvoke.ts"
 import { check } from "./internal/bedrock/ConverseBodyCheck.ts"
+import * as CountTokens from "./internal/bedrock/CountTokens.ts"
 import { encode, type StreamFrame, textFrames } from "./internal/bedrock/EventFrames.ts"
 import { type Credentials, verify } from "./internal/bedrock/SignatureCheck.ts"
 import { addressOf, headerRecord, readText } from "./internal/IncomingRequest.ts"
@@ -102,8 +104,8 @@ export interface FakeBedrock {
 }
 
 const operations = ["converse", "converse-stream", "invoke", "invoke-with-response-stream"] as const
-type Operation = typeof operations[number]
-const PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/
+type Operation = typeof operations[number] | "count-tokens"
+const PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/
 
 export const start = async (options: StartOptions): Promise<FakeBedrock> => {
   const requests: Array<RecordedRequest> = []
@@ -140,8 +142,17 @@ export const start = async (options: StartOptions): Promise<FakeBedrock> => {
     } catch {
       return refuse(response, 400, "SerializationException", "The request body is not valid JSON.")
     }
-    const operation = operations.find((name) => name === match[2]) ?? "converse"
     const modelId = decodeURIComponent(match[1] ?? "")
+    if (match[2] === "count-tokens") {
+      const counted = CountTokens.count(body, modelId)
+      if ("problem" in counted) return refuse(response, 400, "ValidationException", counted.problem)
+      requests.push({ method: "POST", path: target, headers, body, modelId, operation: "count-tokens" })
+      // a queued error answers in place of the count
+      const scripted = queue[0]?._tag === "Error" ? queue.shift() : undefined
+      if (scripted !== undefined) return answer(scripted, "count-tokens", response)
+      return sendMessage(response, { inputTokens: counted.inputTokens })
+    }
+    const operation = operations.find((name) => name === match[2]) ?? "converse"
     const invoking = operation === "invoke" || operation === "invoke-with-response-stream"
     if (invoking && !isClaudeModel(modelId)) {
       return refuse(

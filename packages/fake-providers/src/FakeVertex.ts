@@ -5,7 +5,8 @@
  * expire after `tokenLifetimeSeconds`. Model calls must carry one of those tokens and name the
  * fake's project and region: `/v1/projects/{p}/locations/{r}/publishers/google/models/{m}:generateContent`
  * (`:streamGenerateContent?alt=sse`), checked like the Gemini API, or `…/publishers/anthropic/
- * models/{m}:rawPredict` (`:streamRawPredict`), checked as Claude on Vertex.
+ * models/{m}:rawPredict` (`:streamRawPredict`), checked as Claude on Vertex, and Claude's
+ * `…/models/count-tokens:rawPredict`.
  *
  * @example
  * ```ts
@@ -26,6 +27,7 @@ import { type RecordedRequest, sendGoogleError, sendJson } from "./internal/goog
 import {
   anthropicError,
   checkRawPredict,
+  countTokens,
   messageReply,
   writeMessageEvents
 } from "./internal/vertex/AnthropicOnVertex.ts"
@@ -105,6 +107,13 @@ export const start = async (options: StartOptions = {}): Promise<FakeVertex> => 
       return sendGoogleError(response, 404, `Publisher Model \`${request.path.split(":")[0]}\` was not found.`)
     }
     const responseId = `fake-vertex-${turn.sequence}`
+    if (publisher === "anthropic" && model === "count-tokens" && method === "rawPredict") {
+      const counted = countTokens(request.body)
+      if ("problem" in counted) return sendJson(response, 400, anthropicError("invalid_request_error", counted.problem))
+      const behaviour = turn.behaviour()
+      if (behaviour._tag !== "Reply") return answerGemini(behaviour, { ...exchangeOf(turn, model, false), responseId })
+      return sendJson(response, 200, { input_tokens: counted.inputTokens })
+    }
     if (publisher === "anthropic") {
       if (method !== "rawPredict" && method !== "streamRawPredict") {
         return sendGoogleError(response, 404, "Unknown method")

@@ -131,3 +131,38 @@ describe("FakeAnthropic streams", () => {
     expect((await post(valid)).status).toBe(500)
   })
 })
+
+describe("FakeAnthropic counts tokens (POST /v1/messages/count_tokens)", () => {
+  const counted = {
+    model: "claude-sonnet-4-5",
+    system: "Be brief.",
+    messages: [{ role: "user", content: "hello there" }]
+  }
+
+  it("answers { input_tokens } with the fake's count: words of the texts, three per message", async () => {
+    const response = await post(counted, {}, "/v1/messages/count_tokens")
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ input_tokens: 2 + 2 + 3 })
+    expect(fake.requests.at(-1)?.path).toBe("/v1/messages/count_tokens")
+  })
+
+  it("refuses the generation members and a body without messages, as Anthropic does", async () => {
+    expect(await refusal(await post({ ...counted, max_tokens: 5 }, {}, "/v1/messages/count_tokens"))).toEqual({
+      status: 400,
+      body: invalid("max_tokens: Extra inputs are not permitted")
+    })
+    expect(await refusal(await post({ model: "claude-sonnet-4-5" }, {}, "/v1/messages/count_tokens"))).toEqual({
+      status: 400,
+      body: invalid("messages: Field required")
+    })
+  })
+
+  it("answers a queued JSON behaviour, such as an error, in place of the count", async () => {
+    fake.enqueue(FakeAnthropic.error(529, "overloaded_error", "Overloaded"))
+    const response = await post(counted, {}, "/v1/messages/count_tokens")
+    expect(await refusal(response)).toEqual({
+      status: 529,
+      body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }
+    })
+  })
+})

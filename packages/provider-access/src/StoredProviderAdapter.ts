@@ -14,7 +14,7 @@ import {
   TrustedHosts
 } from "@switchyard/core"
 import { StoredObjectRequests } from "@switchyard/protocol"
-import { Effect, type Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Integrations, ResolvedIntegration } from "./Integrations.ts"
 import * as CallerUrls from "./internal/CallerUrls.ts"
 import type { VirtualKeys } from "./VirtualKeys.ts"
@@ -42,18 +42,33 @@ export const make = (
   hosts: TrustedHosts.TrustedHosts = TrustedHosts.TrustedHosts.defaultValue()
 ): ProviderRegistry.ProviderAdapter => ({
   names: [ConfigCompiler.STORED_PROVIDER],
-  make: (target) => Effect.succeed(storedDispatch(base, integrations, virtualKeys, hosts, target))
+  make: (target) => Effect.succeed(storedDispatch(resolver(base, integrations, virtualKeys, hosts, target))),
+  countMessageTokens: (target) =>
+    Effect.succeed(storedCounter(resolver(base, integrations, virtualKeys, hosts, target)))
 })
 
-const storedDispatch = (
+/** The stored provider of a workspace, by version; opened (hosts checked, adapter found) only when not yet built. */
+interface Resolved {
+  /** The stored object's id and version: equal keys mean equal credentials. */
+  readonly key: string
+  readonly open: Effect.Effect<Opened, GatewayError.InvalidRequest>
+}
+
+interface Opened {
+  readonly adapter: ProviderRegistry.ProviderAdapter
+  readonly target: ProviderTarget.ProviderTarget
+}
+
+type Resolver = (workspaceId: string) => Effect.Effect<Resolved, GatewayError.GatewayError>
+
+const resolver = (
   base: ProviderRegistry.ProviderRegistry["Service"],
   integrations: Integrations["Service"],
   virtualKeys: VirtualKeys["Service"],
   hosts: TrustedHosts.TrustedHosts,
   target: ProviderTarget.ProviderTarget
-): Dispatch.Dispatch => {
+): Resolver => {
   const settings = settingsOf(target)
-  const byVersion = new LeastRecentlyUsed.LeastRecentlyUsed<string, Dispatch.Dispatch>(8)
   const resolve = (
     workspaceId: string
   ): Effect.Effect<Option.Option<ResolvedIntegration>, GatewayError.InternalError> =>
@@ -69,20 +84,12 @@ const storedDispatch = (
       CallerUrls.check(hosts, CallerUrls.ofCredentials(stored.credentials)),
       (error) => new GatewayError.InvalidRequest({ message: `${owner}: ${error.message}`, param: error.param })
     )
-
-  return (request) =>
+  return (workspaceId) =>
     Effect.gen(function*() {
-      const found = yield* resolve(request.context.principal.workspaceId)
+      const found = yield* resolve(workspaceId)
       if (found._tag === "None") return yield* missing
       const stored = found.value
-      const key = `${stored.id}:${stored.version}`
-      let dispatch = byVersion.get(key)
-      if (dispatch === undefined) {
-        const resolved: ProviderTarget.ProviderTarget = {
-          ...settings,
-          ...stored.credentials,
-          provider: stored.provider
-        }
+      const open = Effect.gen(function*() {
         yield* checkUrls(stored)
         const adapter = base.find(stored.provider)
         if (adapter._tag === "None" || stored.provider.startsWith("@")) {
@@ -91,9 +98,42 @@ const storedDispatch = (
             param: "provider"
           })
         }
-        dispatch = yield* adapter.value.make(resolved)
-        byVersion.set(key, dispatch)
+        const target: ProviderTarget.ProviderTarget = { ...settings, ...stored.credentials, provider: stored.provider }
+        return { adapter: adapter.value, target }
+      })
+      return { key: `${stored.id}:${stored.version}`, open }
+    })
+}
+
+const storedDispatch = (resolve: Resolver): Dispatch.Dispatch => {
+  const byVersion = new LeastRecentlyUsed.LeastRecentlyUsed<string, Dispatch.Dispatch>(8)
+  return (request) =>
+    Effect.gen(function*() {
+      const resolved = yield* resolve(request.context.principal.workspaceId)
+      let dispatch = byVersion.get(resolved.key)
+      if (dispatch === undefined) {
+        const opened = yield* resolved.open
+        dispatch = yield* opened.adapter.make(opened.target)
+        byVersion.set(resolved.key, dispatch)
       }
       return yield* dispatch(request)
+    })
+}
+
+/** The stored provider's own count, when its adapter has one; `None` otherwise. */
+const storedCounter = (resolve: Resolver): ProviderRegistry.MessageTokenCounter => {
+  const byVersion = new LeastRecentlyUsed.LeastRecentlyUsed<string, ProviderRegistry.MessageTokenCounter>(8)
+  return (request) =>
+    Effect.gen(function*() {
+      const resolved = yield* resolve(request.workspaceId)
+      let counter = byVersion.get(resolved.key)
+      if (counter === undefined) {
+        const opened = yield* resolved.open
+        const count = opened.adapter.countMessageTokens
+        // the stored provider's API has no count: the edge counts locally
+        counter = count === undefined ? () => Effect.succeed(Option.none()) : yield* count(opened.target)
+        byVersion.set(resolved.key, counter)
+      }
+      return yield* counter(request)
     })
 }

@@ -26,10 +26,17 @@ const makers: ReadonlyArray<(client: UpstreamClient["Service"]) => ProviderRegis
 const byHost = (
   builtIn: ProviderRegistry.ProviderAdapter,
   callerHost: ProviderRegistry.ProviderAdapter
-): ProviderRegistry.ProviderAdapter => ({
-  names: builtIn.names,
-  make: (target) => (target.custom_host === undefined ? builtIn.make(target) : callerHost.make(target))
-})
+): ProviderRegistry.ProviderAdapter => {
+  const builtInCount = builtIn.countMessageTokens
+  const callerHostCount = callerHost.countMessageTokens
+  return {
+    names: builtIn.names,
+    make: (target) => (target.custom_host === undefined ? builtIn.make(target) : callerHost.make(target)),
+    countMessageTokens: builtInCount === undefined || callerHostCount === undefined
+      ? undefined
+      : (target) => (target.custom_host === undefined ? builtInCount(target) : callerHostCount(target))
+  }
+}
 
 export const adapters = (client: UpstreamClient["Service"]): ReadonlyArray<ProviderRegistry.ProviderAdapter> => {
   const callerHost = forCallerHost(client, "custom_host")

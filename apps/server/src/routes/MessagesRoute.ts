@@ -13,7 +13,7 @@
  * `Authorization` as the provider's key (`x-gateway-provider`).
  */
 import type { Authenticator } from "@switchyard/auth"
-import { Gateway, GatewayError, RequestContext } from "@switchyard/core"
+import { Gateway, GatewayError, type ProviderRegistry, RequestContext } from "@switchyard/core"
 import {
   ChatToMessage,
   MessagesError,
@@ -23,7 +23,8 @@ import {
   TokenCount,
   TokenEstimate
 } from "@switchyard/messages-format"
-import { Cause, Effect, Result, Stream } from "effect"
+import type { StoredConfigs } from "@switchyard/provider-access"
+import { Cause, Effect, Option, Result, Stream } from "effect"
 import type { ServerResponse } from "node:http"
 import * as AccessLine from "../http/AccessLine.ts"
 import type { BodyDeadlines } from "../http/BodyDeadlines.ts"
@@ -32,6 +33,7 @@ import { jsonObjectReader } from "../http/NodeBody.ts"
 import type { NodeHandler } from "../http/NodeEdge.ts"
 import * as NodeResponse from "../http/NodeResponse.ts"
 import { headerRecord, type InferenceRouteOptions } from "./InferenceRoute.ts"
+import * as ProviderTokenCount from "./ProviderTokenCount.ts"
 import * as TranslatedRequest from "./TranslatedRequest.ts"
 
 type Services = Authenticator.Authenticator | Gateway.Gateway | BodyDeadlines
@@ -90,21 +92,32 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
     return handle
   })
 
-/** The handler of POST /v1/messages/count_tokens: TokenCount's tokenizer count, no provider call. */
-export const countTokens = (options: InferenceRouteOptions): Effect.Effect<NodeHandler, never, Services> =>
+/**
+ * The handler of POST /v1/messages/count_tokens: the provider's own count where its API has one
+ * (ProviderTokenCount), else TokenCount's local tokenizer count.
+ */
+export const countTokens = (
+  options: InferenceRouteOptions
+): Effect.Effect<NodeHandler, never, Services | ProviderRegistry.ProviderRegistry | StoredConfigs.StoredConfigs> =>
   Effect.gen(function*() {
     const admit = yield* Edge.admission("completions")
     const readJsonObject = yield* jsonObjectReader(options.body)
+    const providerCount = yield* ProviderTokenCount.make
     const handle: NodeHandler = (request, response, access) => {
       const headers = withGatewayKey(headerRecord(request))
       const answered = Effect.gen(function*() {
         const principal = yield* admit(headers)
         access.apiKeyId = principal.keyId
         access.workspaceId = principal.workspaceId
-        const decoded = MessagesRequest.decodeCountTokens(yield* readJsonObject(request))
+        const raw = yield* readJsonObject(request)
+        const decoded = MessagesRequest.decodeCountTokens(raw)
         if (Result.isFailure(decoded)) return yield* invalid(decoded.failure)
-        access.model = decoded.success.model
-        const inputTokens = yield* TokenCount.inputTokens(decoded.success, decoded.success.model)
+        const model = decoded.success.model
+        access.model = model
+        const counted = yield* providerCount({ body: raw, model, headers, workspaceId: principal.workspaceId })
+        const inputTokens = Option.isSome(counted)
+          ? counted.value
+          : yield* TokenCount.inputTokens(decoded.success, model)
         const answer = JSON.stringify({ input_tokens: inputTokens })
         Edge.writeJson(response, 200, { [Edge.TRACE_HEADER]: access.traceId }, answer)
       })

@@ -23,11 +23,12 @@ import {
   type ProviderRegistry,
   type ProviderTarget
 } from "@switchyard/core"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { ensureOk, isEventStream, withForwarded } from "../UpstreamCall.ts"
 import type { UpstreamClient, UpstreamResponse } from "../UpstreamClient.ts"
 import { Message, toChatCompletion } from "./AnthropicResponse.ts"
 import { toChunks } from "./AnthropicStream.ts"
+import * as MessageTokenCount from "./MessageTokenCount.ts"
 import * as NativeMessages from "./NativeMessages.ts"
 
 // the translation alone, for hosts that serve Anthropic models under their own URL and auth (Vertex AI)
@@ -46,6 +47,11 @@ export const make = (client: UpstreamClient["Service"]): ProviderRegistry.Provid
     Effect.map(
       Effect.all([messagesUrlOf(target), apiKeyOf(target)]),
       ([url, apiKey]) => dispatch(client, target, url, apiKey)
+    ),
+  countMessageTokens: (target) =>
+    Effect.map(
+      Effect.all([messagesUrlOf(target), apiKeyOf(target)]),
+      ([url, apiKey]) => counter(client, target, `${url}/count_tokens`, apiKey)
     )
 })
 
@@ -100,6 +106,31 @@ const dispatch = (
         ? yield* streamed(response, { provider, created, includeUsage: mapped.includeUsage, extras })
         : yield* completed(response, { created, extras })
     })
+}
+
+/** `POST {base}/v1/messages/count_tokens` (docs.anthropic.com, "Count Message tokens"): the body as the client sent it. */
+const counter = (
+  client: UpstreamClient["Service"],
+  target: ProviderTarget.ProviderTarget,
+  url: string,
+  apiKey: string
+): ProviderRegistry.MessageTokenCounter => {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-api-key": apiKey,
+    "anthropic-version": anthropicVersion
+  }
+  return (request) => {
+    const beta = request.headers[MessageTokenCount.BETA_HEADER]
+    const sent = {
+      ...withForwarded(target, headers, request.headers),
+      ...(beta === undefined ? {} : { [MessageTokenCount.BETA_HEADER]: beta })
+    }
+    return client.post({ provider, url, headers: sent, body: JSON.stringify(request.body) }).pipe(
+      Effect.flatMap(MessageTokenCount.readAnthropicCount(provider)),
+      Effect.map(Option.some)
+    )
+  }
 }
 
 const decodeMessage = Schema.decodeUnknownEffect(Schema.fromJsonString(Message))

@@ -14,9 +14,10 @@ import {
   type ProviderRegistry,
   type ProviderTarget
 } from "@switchyard/core"
-import { Clock, Effect, Random, Schema } from "effect"
+import { Clock, Effect, Option, Random, Schema } from "effect"
 import { Message, toChatCompletion } from "../anthropic/AnthropicResponse.ts"
 import { eventsToChunks } from "../anthropic/AnthropicStream.ts"
+import * as MessageTokenCount from "../anthropic/MessageTokenCount.ts"
 import { ensureOk, parseLenient } from "../UpstreamCall.ts"
 import type { UpstreamClient, UpstreamResponse } from "../UpstreamClient.ts"
 import { fromHttpError } from "./BedrockError.ts"
@@ -24,7 +25,7 @@ import * as BedrockSigner from "./BedrockSigner.ts"
 import { fromChatBody } from "./ConverseRequest.ts"
 import { ConverseResponse, toCompletion } from "./ConverseResponse.ts"
 import { toChunks } from "./ConverseStream.ts"
-import { invokeBodyOf, readInvokeEvents } from "./InvokeClaude.ts"
+import { ANTHROPIC_VERSION, invokeBodyOf, isClaudeModel, readInvokeEvents } from "./InvokeClaude.ts"
 
 /** The signer setup, public so its known-answer vectors can be checked. */
 export * as BedrockSigner from "./BedrockSigner.ts"
@@ -34,7 +35,8 @@ const EVENT_STREAM = "application/vnd.amazon.eventstream"
 
 export const make = (client: UpstreamClient["Service"]): ProviderRegistry.ProviderAdapter => ({
   names: [PROVIDER],
-  make: (target) => Effect.map(settingsOf(target), (settings) => dispatch(client, target, settings))
+  make: (target) => Effect.map(settingsOf(target), (settings) => dispatch(client, target, settings)),
+  countMessageTokens: (target) => Effect.map(settingsOf(target), (settings) => counter(client, settings))
 })
 
 const invalid = (message: string, param: string | null) => new GatewayError.InvalidRequest({ message, param })
@@ -114,6 +116,34 @@ const dispatch = (
     yield* ensureEventStream(response)
     return GatewayResponse.stream(toChunks(response, { ...identity, includeUsage: call.includeUsage }))
   })
+
+/**
+ * Bedrock's CountTokens (`POST /model/{modelId}/count-tokens`, bedrock-runtime API reference):
+ * for Claude, the Messages body as the InvokeModel body it would be, base64 in
+ * `input.invokeModel.body`. It counts for a foundation model's id, so a cross-region inference
+ * profile's prefix (`us.`, `eu.`, `global.`…) is dropped; other models have no count here.
+ */
+const counter =
+  (client: UpstreamClient["Service"], settings: Settings): ProviderRegistry.MessageTokenCounter => (request) => {
+    const model = typeof request.body.model === "string" ? request.body.model : ""
+    if (!isClaudeModel(model)) return Effect.succeed(Option.none())
+    const rest = Object.fromEntries(Object.entries(request.body).filter(([key]) => key !== "model"))
+    const betas = (request.headers[MessageTokenCount.BETA_HEADER] ?? "").split(",").map((name) => name.trim())
+      .filter((name) => name !== "")
+    const invoke = {
+      // InvokeModel's Claude body requires max_tokens, which a count request has no use for
+      max_tokens: 1,
+      ...rest,
+      anthropic_version: ANTHROPIC_VERSION,
+      ...(betas.length > 0 ? { anthropic_beta: betas } : {})
+    }
+    const body = { input: { invokeModel: { body: Buffer.from(JSON.stringify(invoke)).toString("base64") } } }
+    const modelId = model.replace(/^[a-z-]+\.(?=anthropic\.)/, "")
+    return post(client, settings, { modelId, action: "count-tokens", body, stream: false }).pipe(
+      Effect.flatMap(MessageTokenCount.readBedrockCount(PROVIDER)),
+      Effect.map(Option.some)
+    )
+  }
 
 const createdAt = Effect.map(Clock.currentTimeMillis, (now) => Math.floor(now / 1000))
 

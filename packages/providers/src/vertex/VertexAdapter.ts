@@ -20,14 +20,14 @@
  *   }))
  * ```
  */
-import { GatewayError, type ProviderRegistry } from "@switchyard/core"
+import { GatewayError, type ProviderRegistry, type ProviderTarget } from "@switchyard/core"
 import { Effect } from "effect"
 import { baseUrlOf } from "../google/GeminiAdapter.ts"
 import { dispatch as geminiDispatch, modelSegment } from "../google/GeminiCall.ts"
 import type { UpstreamClient } from "../UpstreamClient.ts"
 import * as AccessToken from "./AccessToken.ts"
 import * as ServiceAccount from "./ServiceAccount.ts"
-import { dispatch as anthropicDispatch, isAnthropicModel } from "./VertexAnthropic.ts"
+import { counter as anthropicCounter, dispatch as anthropicDispatch, isAnthropicModel } from "./VertexAnthropic.ts"
 
 /** The aiplatform host of a location. */
 export const baseUrlFor = (region: string): string =>
@@ -48,14 +48,7 @@ const required = (value: string | undefined, param: "cloud2_project_id" | "cloud
 export const make = (client: UpstreamClient["Service"]): ProviderRegistry.ProviderAdapter => ({
   names: ["vertex-ai"],
   make: (target) =>
-    Effect.gen(function*() {
-      const project = yield* required(target.cloud2_project_id, "cloud2_project_id")
-      const region = yield* required(target.cloud2_region, "cloud2_region")
-      const account = yield* ServiceAccount.fromJson(target.cloud2_service_account_json)
-      const token = yield* AccessToken.make(client, account, target.provider)
-      const base = yield* baseUrlOf(target, baseUrlFor(region))
-      const publishers = `${base}/v1/projects/${project}/locations/${region}/publishers`
-      const headers = Effect.map(token, (accessToken) => ({ authorization: `Bearer ${accessToken}` }))
+    Effect.map(accessOf(client, target), ({ publishers, headers }) => {
       const gemini = geminiDispatch(client, target, {
         provider: target.provider,
         url: (model, stream) =>
@@ -71,5 +64,25 @@ export const make = (client: UpstreamClient["Service"]): ProviderRegistry.Provid
         headers
       })
       return (request) => (isAnthropicModel(request.body.model) ? anthropic(request) : gemini(request))
-    })
+    }),
+  countMessageTokens: (target) =>
+    Effect.map(accessOf(client, target), ({ publishers, headers }) =>
+      anthropicCounter(client, {
+        provider: target.provider,
+        url: `${publishers}/anthropic/models/count-tokens:rawPredict`,
+        headers
+      }))
 })
+
+/** The target's publishers URL (`…/v1/projects/{project}/locations/{region}/publishers`) and its bearer header. */
+const accessOf = (client: UpstreamClient["Service"], target: ProviderTarget.ProviderTarget) =>
+  Effect.gen(function*() {
+    const project = yield* required(target.cloud2_project_id, "cloud2_project_id")
+    const region = yield* required(target.cloud2_region, "cloud2_region")
+    const account = yield* ServiceAccount.fromJson(target.cloud2_service_account_json)
+    const token = yield* AccessToken.make(client, account, target.provider)
+    const base = yield* baseUrlOf(target, baseUrlFor(region))
+    const publishers = `${base}/v1/projects/${project}/locations/${region}/publishers`
+    const headers = Effect.map(token, (accessToken) => ({ authorization: `Bearer ${accessToken}` }))
+    return { publishers, headers }
+  })

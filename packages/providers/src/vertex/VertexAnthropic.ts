@@ -6,10 +6,18 @@
  * and errors are Anthropic's own. The translation is the `anthropic` adapter's, and so is the
  * Messages body of a client that spoke the Messages API (NativeMessages).
  */
-import { type Dispatch, Endpoint, GatewayError, GatewayResponse, type ProviderTarget } from "@switchyard/core"
-import { Clock, Effect, Schema } from "effect"
+import {
+  type Dispatch,
+  Endpoint,
+  GatewayError,
+  GatewayResponse,
+  type ProviderRegistry,
+  type ProviderTarget
+} from "@switchyard/core"
+import { Clock, Effect, Option, Schema } from "effect"
 import { Message, toChatCompletion } from "../anthropic/AnthropicResponse.ts"
 import { toChunks } from "../anthropic/AnthropicStream.ts"
+import * as MessageTokenCount from "../anthropic/MessageTokenCount.ts"
 import * as NativeMessages from "../anthropic/NativeMessages.ts"
 import type { GeminiEndpoint } from "../google/GeminiCall.ts"
 import { ensureOk } from "../UpstreamCall.ts"
@@ -65,3 +73,35 @@ export const dispatch = (
       return GatewayResponse.json(toChatCompletion(message, { created, extras }))
     })
 }
+
+/** Where Vertex AI counts a Claude request's tokens, and its bearer header. */
+export interface CountEndpoint {
+  readonly provider: string
+  readonly url: string
+  readonly headers: Effect.Effect<Readonly<Record<string, string>>, GatewayError.GatewayError>
+}
+
+/**
+ * `POST …/publishers/anthropic/models/count-tokens:rawPredict` (cloud.google.com/vertex-ai/generative-ai/
+ * docs/partner-models/claude/count-tokens): the Messages body with its `model` (the URL names no
+ * model) and `anthropic_version`; it answers `{input_tokens}`. Gemini models have no count here.
+ */
+export const counter =
+  (client: UpstreamClient["Service"], endpoint: CountEndpoint): ProviderRegistry.MessageTokenCounter => (request) => {
+    if (!isAnthropicModel(request.body.model)) return Effect.succeed(Option.none())
+    return Effect.gen(function*() {
+      const headers = yield* endpoint.headers
+      const beta = request.headers[MessageTokenCount.BETA_HEADER]
+      const response = yield* client.post({
+        provider: endpoint.provider,
+        url: endpoint.url,
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          ...(beta === undefined ? {} : { [MessageTokenCount.BETA_HEADER]: beta })
+        },
+        body: JSON.stringify({ ...request.body, anthropic_version: ANTHROPIC_VERSION })
+      })
+      return Option.some(yield* MessageTokenCount.readAnthropicCount(endpoint.provider)(response))
+    })
+  }

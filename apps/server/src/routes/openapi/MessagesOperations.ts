@@ -31,11 +31,15 @@ export const operations: Readonly<Record<string, Operation>> = {
   },
   "POST /v1/messages/count_tokens": {
     tag: "Inference",
-    summary: "Count a message's input tokens (estimate)",
-    description: "The request of `POST /v1/messages` without `max_tokens`; answers `{input_tokens}`, an estimate "
-      + "(about four characters of text a token, 1,600 a image or PDF) made without calling a provider. " + keys,
+    summary: "Count a message's input tokens",
+    description: "The request of `POST /v1/messages` without `max_tokens`; answers `{input_tokens}`. Where the "
+      + "selected provider's API counts (`anthropic`; Claude on `bedrock` through CountTokens and on `vertex-ai` "
+      + "through `count-tokens:rawPredict`), the provider counts, with the config's first target's credentials, "
+      + "and its errors answer with their status. Every other provider, and a request naming none, is counted "
+      + "locally with OpenAI's tokenizers (`o200k_base` or `cl100k_base` by model; 1,600 an image or PDF). " + keys,
     body: "CountTokensRequest",
     answer: { description: "`{input_tokens}`.", mediaType: "application/json" },
+    upstream: true,
     errorBody: "MessagesErrorBody"
   }
 }

@@ -4,6 +4,7 @@
  * "vertex-2023-10-16"`; answers and SSE events are Anthropic's (docs.anthropic.com, "Streaming").
  */
 import type { ServerResponse } from "node:http"
+import { checkCountRequest, inputTokens } from "../anthropic/TokenCountRequest.ts"
 import { arrayField, contentText, countWords, field, isRecord } from "../JsonFields.ts"
 
 export const checkRawPredict = (body: unknown, stream: boolean): string | undefined => {
@@ -60,4 +61,16 @@ export const writeMessageEvents = (response: ServerResponse, body: unknown, mode
   response.writeHead(200, { "content-type": "text/event-stream" })
   for (const [name, data] of events) response.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`)
   response.end()
+}
+
+/**
+ * `…/publishers/anthropic/models/count-tokens:rawPredict`: Anthropic's count body with its `model`
+ * and `anthropic_version`, answered `{input_tokens}` with the fake Anthropic API's count.
+ */
+export const countTokens = (body: unknown): { readonly problem: string } | { readonly inputTokens: number } => {
+  if (!isRecord(body)) return { problem: "messages: the body must be a JSON object" }
+  const { anthropic_version: version, ...counted } = body
+  if (version !== "vertex-2023-10-16") return { problem: "anthropic_version: must be \"vertex-2023-10-16\"" }
+  const problem = checkCountRequest(counted)
+  return problem === undefined ? { inputTokens: inputTokens(counted) } : { problem }
 }
