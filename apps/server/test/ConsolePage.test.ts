@@ -45,13 +45,6 @@ const answered = Behaviour.json(200, {
   usage: { prompt_tokens: 1234, completion_tokens: 567, total_tokens: 1801 }
 })
 
-const viaFake = (extra: Record<string, string> = {}) => ({
-  "x-gateway-provider": "openai",
-  "x-gateway-custom-host": fake.baseUrl,
-  authorization: "Bearer sk-upstream",
-  ...extra
-})
-
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (as .ci/run does), or set CHROMIUM_PATH`)
@@ -176,9 +169,16 @@ describe("the console in Chromium", () => {
       })
 
       fake.enqueue(answered)
+      // with a guardrail on its way in, whose result the detail shows
+      const guarded = JSON.stringify({
+        provider: "openai",
+        api_key: "sk-upstream",
+        custom_host: fake.baseUrl,
+        input_guardrails: [{ id: "console-words", "default.wordCount": { minWords: 1 } }]
+      })
       const asked = await fetch(`${gateway.baseUrl}/v1/chat/completions`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-gateway-api-key": team.key, ...viaFake() },
+        headers: { "content-type": "application/json", "x-gateway-api-key": team.key, "x-gateway-config": guarded },
         body: JSON.stringify(chatBody())
       })
       expect(asked.status).toBe(200)
@@ -212,6 +212,11 @@ describe("the console in Chromium", () => {
       expect(details).toMatch(/Cost\s+\$\d/)
       expect(details).toMatch(/Retries\s+\d/)
       expect(details).toMatch(/Target path/)
+      // and its hooks' results: the guardrail passed before the provider
+      const hooks = await page.getByTestId("hook-results").innerText()
+      expect(hooks).toContain("console-words")
+      expect(hooks).toMatch(/before the provider\s+config\s+pass/)
+      expect(hooks).toContain("default.wordCount")
       await screenshot(page, "request-detail")
 
       // usage: the policy's usage for the team key, and the chart

@@ -1,3 +1,4 @@
+import { Behaviour } from "@switchyard/fake-providers"
 import { describe, expect, it } from "vitest"
 import { call, chatVia } from "./support/Admin.ts"
 import { chatBody, useGatewayAndFake } from "./support/Fixtures.ts"
@@ -142,5 +143,115 @@ describe("hooks and guardrails through the server", () => {
       }]
     })
     expect((await ask(config, "hello")).status).toBe(200)
+  })
+})
+
+describe("hook results in the request log", () => {
+  let sent = 0
+  /** A chat completion under a trace id of its own, and the log's one record of it once written. */
+  const askAndRecord = async (config: string, content: string, body: Record<string, unknown> = {}) => {
+    const traceId = `hooks-${Date.now()}-${sent++}`
+    const answer = await call(harness.gateway.baseUrl, "POST", "/v1/chat/completions", {
+      key: ADMIN_KEY,
+      headers: { "x-gateway-config": config, "x-gateway-trace-id": traceId },
+      body: chatBody({ messages: [{ role: "user", content }], ...body })
+    })
+    const listed = await call(harness.gateway.baseUrl, "GET", `/v1/logs?trace_id=${traceId}`)
+    expect(listed.status).toBe(200)
+    expect(listed.body.data).toHaveLength(1)
+    return { answer, record: listed.body.data[0] }
+  }
+
+  it("records each hook's id, stage, verdict, checks and time, in the list and in the detail", async () => {
+    const config = leaf({
+      input_guardrails: [{ id: "long-enough", "default.wordCount": { minWords: 50 } }],
+      output_guardrails: [{ id: "no-secret", "default.contains": { words: ["secret"], operator: "none" } }]
+    })
+    const { answer, record } = await askAndRecord(config, "short")
+    expect(answer.status).toBe(200)
+    expect(record.hook_results).toMatchObject([
+      {
+        id: "long-enough",
+        stage: "before",
+        target_path: "config",
+        type: "guardrail",
+        verdict: false,
+        deny: false,
+        checks: [{ id: "default.wordCount", verdict: false }]
+      },
+      {
+        id: "no-secret",
+        stage: "after",
+        verdict: true,
+        deny: false,
+        checks: [{ id: "default.contains", verdict: true }]
+      }
+    ])
+    for (const hook of record.hook_results) expect(hook.execution_time).toBeGreaterThanOrEqual(0)
+    // no check data in the log: it may quote the request or the answer
+    expect(JSON.stringify(record.hook_results)).not.toContain("data")
+    const detail = await call(harness.gateway.baseUrl, "GET", `/v1/logs/${record.id}`)
+    expect(detail.body.hook_results).toEqual(record.hook_results)
+  })
+
+  it("records the hook that denied a request, which never reached the provider", async () => {
+    const config = leaf({
+      input_guardrails: [{
+        id: "no-forbidden",
+        "default.contains": { words: ["forbidden"], operator: "none" },
+        deny: true
+      }]
+    })
+    const { answer, record } = await askAndRecord(config, "this is forbidden")
+    expect(answer.status).toBe(446)
+    expect(record).toMatchObject({
+      status: 446,
+      hook_results: [{ id: "no-forbidden", stage: "before", verdict: false, deny: true }]
+    })
+    expect(harness.fake.requests).toHaveLength(0)
+  })
+
+  it("records the fallback target whose hooks ran", async () => {
+    harness.fake.enqueue(Behaviour.json(500, { error: { message: "down" } }))
+    const target = JSON.parse(leaf({ input_guardrails: [{ id: "counted", "default.wordCount": { minWords: 1 } }] }))
+    const config = JSON.stringify({ strategy: { mode: "fallback" }, targets: [target, target] })
+    const { record } = await askAndRecord(config, "two targets")
+    expect(record.hook_results.map((hook: { target_path: string }) => hook.target_path)).toEqual([
+      "config.targets[0]",
+      "config.targets[1]"
+    ])
+  })
+
+  it("records a streamed answer's output checks, which run once the stream has ended", async () => {
+    const config = leaf({
+      output_guardrails: [{ id: "judged-after", "default.contains": { words: ["secret"], operator: "none" } }]
+    })
+    const { answer, record } = await askAndRecord(config, "stream it", { stream: true })
+    expect(answer.status).toBe(200)
+    expect(record.hook_results).toMatchObject([{ id: "judged-after", stage: "after", verdict: true }])
+  })
+
+  it("records the hooks of a prompt completion, which runs the pipeline in process", async () => {
+    const prompt = await call(harness.gateway.baseUrl, "POST", "/v1/prompts", {
+      body: { name: "guarded", model: "gpt-4o-mini", template: [{ role: "user", content: "hi {{name}}" }] }
+    })
+    expect(prompt.status).toBe(200)
+    const traceId = `hooks-prompt-${Date.now()}`
+    const config = leaf({ input_guardrails: [{ id: "prompt-check", "default.wordCount": { minWords: 1 } }] })
+    const completed = await call(harness.gateway.baseUrl, "POST", `/v1/prompts/${prompt.body.id}/completions`, {
+      headers: { "x-gateway-config": config, "x-gateway-trace-id": traceId },
+      body: { variables: { name: "Ada" } }
+    })
+    expect(completed.status).toBe(200)
+    const listed = await call(harness.gateway.baseUrl, "GET", `/v1/logs?trace_id=${traceId}`)
+    expect(listed.body.data).toMatchObject([{
+      route: "POST /v1/prompts/:id/completions",
+      hook_results: [{ id: "prompt-check", stage: "before", verdict: true }]
+    }])
+  })
+
+  it("records no hook results for a request without hooks", async () => {
+    const { record } = await askAndRecord(leaf({}), "plain")
+    expect(record.hook_results).toEqual([])
   })
 })

@@ -23,9 +23,28 @@ export interface LogRecord {
   readonly api_key_id: string | null
   readonly workspace_id: string
   readonly metadata: Readonly<Record<string, string>>
+  readonly hook_results: ReadonlyArray<HookResult>
   readonly request_body: unknown
   readonly response_body: unknown
   readonly [more: string]: unknown
+}
+
+/** One hook's or guardrail's result in a request log record; times in milliseconds. */
+export interface HookResult {
+  readonly id: string
+  readonly stage: "before" | "after"
+  readonly target_path: string
+  readonly type: "guardrail" | "mutator"
+  readonly verdict: boolean
+  readonly deny: boolean
+  readonly execution_time: number
+  readonly checks: ReadonlyArray<{
+    readonly id: string
+    readonly verdict: boolean
+    readonly explanation: string
+    readonly error?: string
+    readonly execution_time: number
+  }>
 }
 
 export interface UsagePolicy {

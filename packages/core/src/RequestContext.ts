@@ -6,6 +6,7 @@ import { Clock, Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { InvalidRequest } from "./GatewayError.ts"
 import type { Principal } from "./Principal.ts"
+import type { RequestNotes } from "./RequestNotes.ts"
 
 export interface RequestContext {
   readonly traceId: string
@@ -19,6 +20,11 @@ export interface RequestContext {
   readonly headers: Readonly<Record<string, string>>
   /** Epoch milliseconds at which the gateway received the request. */
   readonly receivedAt: number
+  /**
+   * What the stages note for the request's record (hook results), read by whoever records it;
+   * `make` always sets one, a context built by hand may have none (then nothing is noted).
+   */
+  readonly notes?: RequestNotes | undefined
 }
 
 /** Header names the gateway reads; kept together so a reader sees the whole surface. */
@@ -118,6 +124,8 @@ export const make = (options: {
   readonly headers: Readonly<Record<string, string>>
   readonly principal: Principal
   readonly receivedAt: number
+  /** The recorder's own object (the edge passes its access notes); a new one otherwise. */
+  readonly notes?: RequestNotes | undefined
 }): Effect.Effect<RequestContext, InvalidRequest> =>
   Effect.map(parseMetadata(options.headers[Headers.metadata]), (metadata) => ({
     traceId: options.traceId,
@@ -127,7 +135,8 @@ export const make = (options: {
     metadata,
     principal: options.principal,
     headers: options.headers,
-    receivedAt: options.receivedAt
+    receivedAt: options.receivedAt,
+    notes: options.notes ?? {}
   }))
 
 /**

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type Principal, RequestContext } from "@switchyard/core"
+import { type Principal, RequestContext, RequestNotes } from "@switchyard/core"
 import { Effect } from "effect"
 
 const principal: Principal.Principal = { keyId: "key-1", workspaceId: "ws-1", scopes: new Set(["completions"]) }
@@ -127,8 +127,18 @@ describe("RequestContext.make", () => {
         metadata: { _user: "ada" },
         principal,
         headers,
-        receivedAt: 1_700_000_000_000
+        receivedAt: 1_700_000_000_000,
+        notes: {}
       })
+    }))
+
+  it.effect("keeps the recorder's notes object, where the stages note for the request's record", () =>
+    Effect.gen(function*() {
+      const notes: RequestNotes.RequestNotes = {}
+      const context = yield* RequestContext.make({ traceId: "t-1", headers: {}, principal, receivedAt: 0, notes })
+      assert.strictEqual(context.notes, notes)
+      RequestNotes.noteHooks(notes, [])
+      assert.isUndefined(notes.hooks)
     }))
 
   it.effect("generates a 16-character hex span id and leaves parent and name unset without headers", () =>

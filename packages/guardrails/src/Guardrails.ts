@@ -16,6 +16,7 @@ import {
   GatewayRequest,
   GatewayResponse,
   type ProviderTarget,
+  RequestNotes,
   Stage,
   TrustedHosts
 } from "@switchyard/core"
@@ -54,6 +55,8 @@ export interface Options {
 export type GuardedDispatch = (
   request: GatewayRequest.GatewayRequest
 ) => Effect.Effect<GatewayResponse.GatewayResponse, GatewayError.GatewayError | HookDenied>
+
+type Guard = (next: Dispatch.Dispatch) => GuardedDispatch
 
 interface Runtime {
   readonly registry: Registry
@@ -107,9 +110,39 @@ const withResults = (response: GatewayResponse.JsonResponse, body: unknown, resu
     ? response.withBody({ ...body, hook_results: results })
     : response
 
-const guarded = (runtime: Runtime, plan: Plan) => (next: Dispatch.Dispatch): GuardedDispatch => (request) =>
+/** The results as the request log keeps them (no check `data`), noted on the request when it has notes. */
+const noteOutcomes = (
+  notes: RequestNotes.RequestNotes | undefined,
+  stage: "before" | "after",
+  path: string,
+  outcomes: ReadonlyArray<HookOutcome>
+): void => {
+  if (notes === undefined) return
+  RequestNotes.noteHooks(
+    notes,
+    outcomes.map((outcome) => ({
+      id: outcome.id,
+      stage,
+      target_path: path,
+      type: outcome.type,
+      verdict: outcome.verdict,
+      deny: outcome.deny,
+      execution_time: outcome.execution_time,
+      checks: outcome.checks.map((check) => ({
+        id: check.id,
+        verdict: check.verdict,
+        explanation: check.explanation,
+        ...(check.error === undefined ? {} : { error: check.error }),
+        execution_time: check.execution_time
+      }))
+    }))
+  )
+}
+
+const guarded = (runtime: Runtime, plan: Plan, path: string): Guard => (next) => (request) =>
   Effect.gen(function*() {
     const workspaceId = request.context.principal.workspaceId
+    const notes = request.context.notes
     const beforeHooks = yield* resolveItems(runtime, plan.before, workspaceId)
     const afterHooks = yield* resolveItems(runtime, plan.after, workspaceId)
     const before = yield* runHooks(
@@ -119,6 +152,7 @@ const guarded = (runtime: Runtime, plan: Plan) => (next: Dispatch.Dispatch): Gua
       (body, rewrite) => Texts.rewriteRequest(request.endpoint, body, rewrite),
       runtime.feedback
     )
+    noteOutcomes(notes, "before", path, before.outcomes)
     const results = (after: ReadonlyArray<HookOutcome>): HookResults => ({
       before_request_hooks: before.outcomes,
       after_request_hooks: after
@@ -133,7 +167,7 @@ const guarded = (runtime: Runtime, plan: Plan) => (next: Dispatch.Dispatch): Gua
         (answer) => contextOf(sent, sent.body, { body: answer, status }),
         Texts.rewriteResponse,
         runtime.feedback
-      )
+      ).pipe(Effect.tap((after) => Effect.sync(() => noteOutcomes(notes, "after", path, after.outcomes))))
 
     if (response._tag === "Json") {
       const after = yield* judge(response.body(), response.status)
@@ -160,20 +194,26 @@ const guarded = (runtime: Runtime, plan: Plan) => (next: Dispatch.Dispatch): Gua
     const seen: Array<GatewayRequest.JsonObject> = []
     const chunks = response.chunks.pipe(
       Stream.tap((chunk) => Effect.sync(() => seen.push(chunk))),
-      Stream.onEnd(Effect.asVoid(Effect.forkDetach(Effect.suspend(() => judge(Texts.assemble(seen), response.status)))))
+      Stream.onEnd(
+        Effect.asVoid(Effect.forkDetach(Effect.suspend(() => judge(Texts.assemble(seen), response.status))))
+      )
     )
     return { ...response, chunks }
   })
 
 /**
- * The middleware for one target's plan, with denial typed as {@link HookDenied}.
+ * The middleware for one target's plan (at config `path`), with denial typed as
+ * {@link HookDenied}. Each hook's result is noted on the request's `notes` for its record.
  *
  * @example
  * import { Guardrails } from "@switchyard/guardrails"
  * const guarded = Guardrails.middleware(runtime, plan)(upstream)
  */
-export const middleware = (runtime: Runtime, plan: Plan): (next: Dispatch.Dispatch) => GuardedDispatch =>
-  isEmpty(plan) ? (next) => next : guarded(runtime, plan)
+export const middleware = (
+  runtime: Runtime,
+  plan: Plan,
+  path = "config"
+): Guard => isEmpty(plan) ? (next) => next : guarded(runtime, plan, path)
 
 /** The checks by id: the `default` plugin's, then `extra` (later ones win). */
 export const registryOf = (extra: ReadonlyArray<Check.Check> = []): Registry =>
@@ -195,7 +235,7 @@ export const make = (
       feedback
     }
     return (target: ProviderTarget.ProviderTarget, path: string) =>
-      Effect.map(planOf(runtime.registry, target, path), (plan) => middleware(runtime, plan))
+      Effect.map(planOf(runtime.registry, target, path), (plan) => middleware(runtime, plan, path))
   })
 
 /**

@@ -4,7 +4,7 @@
  * by reference), the row it becomes when the batch is written, and the object `GET /v1/logs`
  * answers ({@link LogRecord}).
  */
-import type { Endpoint } from "@switchyard/core"
+import type { Endpoint, RequestNotes } from "@switchyard/core"
 import { Schema } from "effect"
 
 /** What the request log keeps of one request, as its caller knows it when the request ends. */
@@ -32,6 +32,11 @@ export interface Entry {
   /** Attempts after the first. */
   readonly retries: number | undefined
   readonly metadata: Readonly<Record<string, string>>
+  /**
+   * What the stages noted (each hook's and guardrail's result), read when the batch is written:
+   * checks a stream runs after it ended may still add theirs until then.
+   */
+  readonly notes?: RequestNotes.RequestNotes | undefined
   /** Only when bodies are logged (`GATEWAY_LOG_BODIES=true`); serialised when the batch is written. */
   readonly requestBody?: unknown
   readonly responseBody?: unknown
@@ -67,6 +72,8 @@ export interface LogRecord {
   readonly api_key_id: string | null
   readonly workspace_id: string
   readonly metadata: Readonly<Record<string, string>>
+  /** Each hook's and guardrail's result (`before` or `after` the provider), in the order they ended. */
+  readonly hook_results: ReadonlyArray<RequestNotes.HookNote>
   /** The JSON body as sent; a string of its first {@link MAX_BODY_CHARS} characters when it was longer; null when bodies are not logged. */
   readonly request_body: unknown
   readonly response_body: unknown
@@ -101,6 +108,7 @@ export const toRow = (id: string, entry: Entry) => ({
   retries: entry.retries ?? null,
   api_key_id: entry.apiKeyId ?? null,
   metadata: JSON.stringify(entry.metadata),
+  hook_results: entry.notes?.hooks === undefined ? null : JSON.stringify(entry.notes.hooks),
   request_body: bodyText(entry.requestBody),
   response_body: bodyText(entry.responseBody)
 })
@@ -108,6 +116,25 @@ export const toRow = (id: string, entry: Entry) => ({
 /** Postgres answers BIGINT as text. */
 const Num = Schema.Union([Schema.Finite, Schema.NumberFromString])
 const NullableNum = Schema.NullOr(Num)
+
+const CheckNote = Schema.Struct({
+  id: Schema.String,
+  verdict: Schema.Boolean,
+  explanation: Schema.String,
+  error: Schema.optionalKey(Schema.String),
+  execution_time: Schema.Finite
+})
+
+const HookNote = Schema.Struct({
+  id: Schema.String,
+  stage: Schema.Literals(["before", "after"]),
+  target_path: Schema.String,
+  type: Schema.Literals(["guardrail", "mutator"]),
+  verdict: Schema.Boolean,
+  deny: Schema.Boolean,
+  execution_time: Schema.Finite,
+  checks: Schema.Array(CheckNote)
+})
 
 /** A row as the database answers it. */
 export const Row = Schema.Struct({
@@ -131,6 +158,7 @@ export const Row = Schema.Struct({
   retries: NullableNum,
   api_key_id: Schema.NullOr(Schema.String),
   metadata: Schema.fromJsonString(Schema.Record(Schema.String, Schema.String)),
+  hook_results: Schema.NullOr(Schema.fromJsonString(Schema.Array(HookNote))),
   request_body: Schema.NullOr(Schema.String),
   response_body: Schema.NullOr(Schema.String)
 })
@@ -173,6 +201,7 @@ export const fromRow = (row: Row): LogRecord => ({
   api_key_id: row.api_key_id,
   workspace_id: row.workspace_id,
   metadata: row.metadata,
+  hook_results: row.hook_results ?? [],
   request_body: bodyOf(row.request_body),
   response_body: bodyOf(row.response_body)
 })

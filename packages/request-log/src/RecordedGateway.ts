@@ -31,7 +31,13 @@ export const layer = (route: string): Layer.Layer<Gateway.Gateway, never, Gatewa
       // optional: an embedder that keeps no metrics still gets its calls logged
       const metrics = Option.getOrUndefined(yield* Effect.serviceOption(GatewayMetrics.GatewayMetrics))
       const recorder: Recorder = { route, log, metrics }
-      return Gateway.Gateway.of({ handle: (input) => recorded(recorder, input, inner.handle(input)) })
+      return Gateway.Gateway.of({
+        handle: (input) => {
+          // notes of this call alone: a run or a batch may make several calls under one context
+          const noted = { ...input, context: { ...input.context, notes: {} } }
+          return recorded(recorder, noted, inner.handle(noted))
+        }
+      })
     })
   )
 
@@ -65,6 +71,7 @@ const factsOf = (
     cacheStatus: headers[AnswerFacts.Headers.cacheStatus],
     retries: AnswerFacts.retriesOf(headers[AnswerFacts.Headers.retries]),
     metadata: context.metadata,
+    notes: context.notes,
     ...(log.bodies ? { requestBody: input.body } : {})
   }
 }

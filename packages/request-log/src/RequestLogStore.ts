@@ -1,6 +1,6 @@
 /**
  * Where the request log's records are kept: the gateway's database (SQLite or Postgres, table
- * `request_logs`, migration 0013). Written by RequestLog's batches, read by `GET /v1/logs`, and
+ * `request_logs`, migrations 0013 and 0016). Written by RequestLog's batches, read by `GET /v1/logs`, and
  * swept of records older than the retention period.
  */
 import { GatewayError } from "@switchyard/core"

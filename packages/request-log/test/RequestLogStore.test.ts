@@ -4,6 +4,7 @@
  * delete.
  */
 import { assert, layer } from "@effect/vitest"
+import { RequestNotes } from "@switchyard/core"
 import { type LogQuery, type LogRecord, RequestLogStore } from "@switchyard/request-log"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer } from "effect"
@@ -31,6 +32,20 @@ const entry = (traceId: string, overrides: Partial<LogRecord.Entry> = {}): LogRe
 })
 
 const page = { limit: 20, order: "desc" } as const
+
+const denied: RequestNotes.HookNote = {
+  id: "no-secrets",
+  stage: "before",
+  target_path: "config.targets[0]",
+  type: "guardrail",
+  verdict: false,
+  deny: true,
+  execution_time: 3,
+  checks: [
+    { id: "default.contains", verdict: false, explanation: "1 of 1 words found", execution_time: 1 },
+    { id: "default.webhook", verdict: true, explanation: "could not decide", error: "timeout", execution_time: 2 }
+  ]
+}
 const traces = (records: ReadonlyArray<LogRecord.LogRecord>) => records.map((record) => record.trace_id)
 
 for (const { layer: database, name } of TestDatabase.dialects) {
@@ -65,10 +80,26 @@ for (const { layer: database, name } of TestDatabase.dialects) {
             api_key_id: "key-1",
             workspace_id: "ws-1",
             metadata: { team: "search" },
+            hook_results: [],
             request_body: { model: "m" },
             response_body: [{ a: 1 }]
           })
           assert.deepStrictEqual(yield* store.get("ws-1", record?.id ?? ""), record)
+        }))
+
+      it.effect("keeps each hook's result, as noted by the time the batch is written", () =>
+        Effect.gen(function*() {
+          const notes: RequestNotes.RequestNotes = {}
+          const logged = entry("t-hooks", { notes })
+          // noted after the request was recorded (a stream's checks), before the batch is written
+          RequestNotes.noteHooks(notes, [denied])
+          yield* (yield* RequestLogStore.RequestLogStore).write([logged, entry("t-no-hooks")])
+          const store = yield* RequestLogStore.RequestLogStore
+          const [record] = (yield* store.list("ws-1", { ...page, trace_id: "t-hooks" })).data
+          assert.deepStrictEqual(record?.hook_results, [denied])
+          assert.deepStrictEqual((yield* store.get("ws-1", record?.id ?? "")).hook_results, [denied])
+          const [none] = (yield* store.list("ws-1", { ...page, trace_id: "t-no-hooks" })).data
+          assert.deepStrictEqual(none?.hook_results, [])
         }))
 
       it.effect("filters by trace, status, provider, model, key and time", () =>

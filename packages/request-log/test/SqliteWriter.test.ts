@@ -46,10 +46,21 @@ describe("the request log's SQLite writer thread", () => {
       const filename = join(dir, "switchyard.db")
       return Effect.gen(function*() {
         const store = yield* RequestLogStore.RequestLogStore
-        yield* store.write(Array.from({ length: 250 }, (_, index) => entry(`t-${index}`)))
+        const hooks = [{
+          id: "h-1",
+          stage: "after" as const,
+          target_path: "config",
+          type: "guardrail" as const,
+          verdict: true,
+          deny: false,
+          execution_time: 1,
+          checks: [{ id: "default.contains", verdict: true, explanation: "0 of 1 words found", execution_time: 1 }]
+        }]
+        yield* store.write(Array.from({ length: 250 }, (_, index) => ({ ...entry(`t-${index}`), notes: { hooks } })))
         const page = yield* store.list("ws-1", { limit: 100, order: "desc", trace_id: "t-249" })
         assert.strictEqual(page.data.length, 1)
         assert.deepStrictEqual(page.data[0]?.metadata, { team: "search" })
+        assert.deepStrictEqual(page.data[0]?.hook_results, hooks)
         assert.strictEqual(yield* store.deleteBefore(1_700_000_000_001), 250)
       }).pipe(
         Effect.provide(

@@ -25,7 +25,7 @@ import { createFiles } from "./internal/migrations/Files.ts"
 import { createGuardrailsAndFeedback } from "./internal/migrations/Guardrails.ts"
 import { createPrompts } from "./internal/migrations/Prompts.ts"
 import { createConfigs, createIntegrations, createVirtualKeys } from "./internal/migrations/ProviderAccess.ts"
-import { createRequestLogs } from "./internal/migrations/RequestLog.ts"
+import { addRequestLogHookResults, createRequestLogs } from "./internal/migrations/RequestLog.ts"
 import { createResponses } from "./internal/migrations/Responses.ts"
 import { createUsageAndRateLimits, createUsageReservations } from "./internal/migrations/UsageLimits.ts"
 
@@ -50,7 +50,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0012_add_assistant_selection": addAssistantSelection,
   "0013_create_request_logs": createRequestLogs,
   "0014_create_usage_reservations": createUsageReservations,
-  "0015_create_responses": createResponses
+  "0015_create_responses": createResponses,
+  "0016_add_request_log_hook_results": addRequestLogHookResults
 }
 
 const runMigrator = Migrator.make({})

@@ -4,16 +4,17 @@
  * Never a key, a query string, a header value or a body.
  */
 import { CacheMiddleware } from "@switchyard/cache"
-import { ConfigCompiler, type Endpoint, RequestContext } from "@switchyard/core"
+import { ConfigCompiler, type Endpoint, RequestContext, type RequestNotes } from "@switchyard/core"
 import type { LogLine } from "@switchyard/observability"
 import { Retry } from "@switchyard/retry"
 import type { IncomingMessage, ServerResponse } from "node:http"
 
 /**
  * What a route notes as it learns it, for the access line and the metrics; absent fields are
- * left out.
+ * left out. It is also the request's `RequestContext.notes`, where the pipeline's stages note
+ * what the request log keeps (the hooks' results), so noting costs no object of its own.
  */
-export interface Details {
+export interface Details extends RequestNotes.RequestNotes {
   readonly traceId: string
   /** The inference endpoint, on the inference routes. */
   endpoint?: Endpoint.Endpoint

@@ -46,6 +46,8 @@ export const record = (
     cacheStatus: access.cacheStatus,
     retries: access.retryAttempts,
     metadata: access.metadata ?? NO_METADATA,
+    // the route's notes are the request's: the hooks' results, read when the batch is written
+    notes: access,
     ...(bodies === undefined ? {} : { requestBody: bodies.request, responseBody: bodies.response })
   })
 }

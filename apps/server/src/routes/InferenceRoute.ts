@@ -45,7 +45,7 @@ export const make = (
           const receivedAt = Date.now()
           access.receivedAt = receivedAt
           return Effect.flatMap(
-            RequestContext.make({ traceId, headers, principal, receivedAt }),
+            RequestContext.make({ traceId, headers, principal, receivedAt, notes: access }),
             (context) => {
               access.metadata = context.metadata
               return gateway.handle({ endpoint, body, context })

@@ -36,7 +36,8 @@ export const run = (
       traceId: access.traceId,
       headers: withReasoning(request.headers),
       principal: request.principal,
-      receivedAt: request.receivedAt
+      receivedAt: request.receivedAt,
+      notes: access
     })
     access.metadata = context.metadata
     const answer = yield* gateway.handle({

@@ -1,10 +1,13 @@
-/** One request of the log (`GET /v1/logs/{id}`): its trace, the target that answered, retries, tokens, cost, bodies. */
+/**
+ * One request of the log (`GET /v1/logs/{id}`): its trace, the target that answered, retries,
+ * tokens, cost, its hooks' and guardrails' results, bodies.
+ */
 import type { ComponentChildren } from "preact"
 import { get } from "../api.ts"
 import { count, json, ms, time, usd } from "../format.ts"
 import { Loaded } from "../Loaded.tsx"
 import { href } from "../route.ts"
-import type { LogRecord } from "../types.ts"
+import type { HookResult, LogRecord } from "../types.ts"
 import { useResource } from "../useResource.ts"
 import { StatusBadge } from "./RequestsPage.tsx"
 
@@ -30,6 +33,7 @@ const SHOWN = new Set([
   "api_key_id",
   "workspace_id",
   "metadata",
+  "hook_results",
   "request_body",
   "response_body"
 ])
@@ -46,6 +50,58 @@ const Body = ({ title, body }: { readonly title: string; readonly body: unknown 
     <>
       <h2>{title}</h2>
       <pre>{typeof body === "string" ? body : json(body)}</pre>
+    </>
+  )
+
+const Verdict = ({ passed }: { readonly passed: boolean }) => (
+  <span class={`badge ${passed ? "good" : "bad"}`}>{passed ? "pass" : "fail"}</span>
+)
+
+/** Each hook's result: its verdict, whether it blocked, its time, and each check's verdict and why. */
+const Hooks = ({ hooks }: { readonly hooks: ReadonlyArray<HookResult> }) =>
+  hooks.length === 0 ? null : (
+    <>
+      <h2>Hooks and guardrails</h2>
+      <table data-testid="hook-results">
+        <thead>
+          <tr>
+            <th>Hook</th>
+            <th>Stage</th>
+            <th>Target</th>
+            <th>Verdict</th>
+            <th>Denied</th>
+            <th>Time</th>
+            <th>Checks</th>
+          </tr>
+        </thead>
+        <tbody>
+          {hooks.map((hook, index) => (
+            <tr key={`${index}-${hook.id}`}>
+              <td>
+                <code>{hook.id}</code>
+                {hook.type === "mutator" ? <span class="muted">(mutator)</span> : null}
+              </td>
+              <td>{hook.stage === "before" ? "before the provider" : "after the provider"}</td>
+              <td>
+                <code>{hook.target_path}</code>
+              </td>
+              <td>
+                <Verdict passed={hook.verdict} />
+              </td>
+              <td>{hook.deny ? <span class="error">denied</span> : "no"}</td>
+              <td>{ms(hook.execution_time)}</td>
+              <td>
+                {hook.checks.map((check) => (
+                  <div key={check.id}>
+                    <Verdict passed={check.verdict} /> <code>{check.id}</code>{" "}
+                    <span class="muted">{check.error ?? check.explanation}</span>
+                  </div>
+                ))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </>
   )
 
@@ -103,6 +159,7 @@ export const RequestDetail = ({ id }: { readonly id: string }) => {
                   </dl>
                 </>
               )}
+              <Hooks hooks={found.hook_results} />
               <Body title="Request body" body={found.request_body} />
               <Body title="Response body" body={found.response_body} />
             </>

@@ -8,7 +8,10 @@ const record = "A record has `id`, `object: \"request_log\"`, `created_at` (unix
   "config path of the target that answered, e.g. `config.targets[1]`), `usage` (`prompt_tokens`, " +
   "`completion_tokens`, `total_tokens`, or null), `cost_usd` (at the model catalog's prices; 0 for a cache hit, " +
   "null for a model it does not price), `latency_ms`, `time_to_first_token_ms` (streams), `cache_status`, " +
-  "`retries`, `api_key_id`, `workspace_id`, `metadata` (`x-gateway-metadata`), and `request_body`, " +
+  "`retries`, `api_key_id`, `workspace_id`, `metadata` (`x-gateway-metadata`), `hook_results` (each hook's and " +
+  "guardrail's `id`, `stage` `before` or `after` the provider, `target_path`, `type`, `verdict`, `deny`, " +
+  "`execution_time` in ms and its `checks` with `id`, `verdict`, `explanation`, `error`, `execution_time`; never " +
+  "a check's data; empty when none ran), and `request_body`, " +
   "`response_body`: null unless the gateway runs with `GATEWAY_LOG_BODIES=true`; a body longer than 65,536 " +
   "characters of JSON is the string of its first 65,536."
 

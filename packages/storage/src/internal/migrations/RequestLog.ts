@@ -37,3 +37,9 @@ export const createRequestLogs = Effect.gen(function*() {
   yield* sql`CREATE INDEX request_logs_trace ON request_logs (workspace_id, trace_id)`
   yield* sql`CREATE INDEX request_logs_position ON request_logs (position)`
 })
+
+/** Each record's hook and guardrail results, as JSON (NULL when none ran). */
+export const addRequestLogHookResults = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE request_logs ADD COLUMN hook_results TEXT NULL`
+})
