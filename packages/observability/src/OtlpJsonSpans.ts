@@ -1,7 +1,8 @@
 /**
  * A span recorder that writes each span as OTLP/JSON text when it ends, behind effect's `Tracer`
- * interface, exporting through effect's own OTLP batch exporter (`OtlpExporter`: batching, retries,
- * the minute off after a failing collector, the flush at shutdown).
+ * interface, exporting through a bounded batch queue (`internal/SpanExporter`: OpenTelemetry's
+ * queue size, batch size and schedule delay, retries, the flush at shutdown and on effect's
+ * `OtlpExporter.Flusher`).
  *
  * Why not effect's `OtlpTracer` for OTLP/JSON: measured in one process on the chat path's spans
  * (the request span and one attempt), it cost about 80 µs of CPU a request against a budget of
@@ -14,8 +15,9 @@
 import { Cause, type Context, type Duration, Effect, type Exit, Option, type Scope, Tracer } from "effect"
 import { Hex } from "effect/encoding"
 import { HttpBody, type HttpClient } from "effect/http"
-import { OtlpExporter, OtlpResource } from "effect/observability"
+import { type OtlpExporter, OtlpResource } from "effect/observability"
 import * as SpanChunks from "./internal/SpanChunks.ts"
+import * as SpanExporter from "./internal/SpanExporter.ts"
 
 export interface Options {
   readonly url: string
@@ -24,6 +26,8 @@ export interface Options {
   readonly compression: "gzip" | "none"
   readonly exportInterval: Duration.Duration
   readonly maxBatchSize: number
+  /** Spans that wait for export at most; past it new ones are dropped and counted. */
+  readonly maxQueueSize: number
   readonly shutdownTimeout: Duration.Duration
 }
 
@@ -159,8 +163,8 @@ class RecordedSpan implements Tracer.Span {
 }
 
 /**
- * A tracer whose sampled spans are exported as OTLP/JSON to `options.url` on effect's batch
- * exporter (`OTEL_RESOURCE_ATTRIBUTES` adds to the resource, as with effect's `OtlpTracer`).
+ * A tracer whose sampled spans are exported as OTLP/JSON to `options.url` in batches from a
+ * bounded queue (`OTEL_RESOURCE_ATTRIBUTES` adds to the resource, as with effect's `OtlpTracer`).
  */
 export const make = (
   options: Options
@@ -173,17 +177,14 @@ export const make = (
         JSON.stringify(scope)
       },"spans":[`
     )
-    const exporter = yield* OtlpExporter.make({
-      label: "OtlpTracer",
+    const exporter = yield* SpanExporter.make({
       url: options.url,
       headers: options.headers,
       compression: options.compression,
-      exportInterval: options.exportInterval,
+      scheduleDelay: options.exportInterval,
       maxBatchSize: options.maxBatchSize,
-      body: (spans: Array<Uint8Array>) => [
-        HttpBody.uint8Array(SpanChunks.joined(head, spans, tail), "application/json"),
-        Effect.void
-      ],
+      maxQueueSize: options.maxQueueSize,
+      body: (spans) => HttpBody.uint8Array(SpanChunks.joined(head, spans, tail), "application/json"),
       shutdownTimeout: options.shutdownTimeout
     })
     const text = SpanChunks.writer()

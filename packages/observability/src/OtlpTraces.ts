@@ -6,13 +6,16 @@
  * (`OTEL_SDK_DISABLED=true`, `OTEL_TRACES_EXPORTER=none`).
  *
  * Exporting never slows or fails a request: ended spans are queued and sent in batches by the
- * exporter's own fibers; a collector that is down or slower than `OTEL_EXPORTER_OTLP_TIMEOUT` is
- * retried a few times, then skipped for a minute, and the spans of that minute are dropped.
+ * exporter's own fibers. OTLP/JSON's queue holds at most `OTEL_BSP_MAX_QUEUE_SIZE` spans (more are
+ * dropped and counted in `gateway_spans_dropped_total`), one export at a time, a failed one retried
+ * a few times and then dropped; protobuf's (effect's `OtlpExporter`) has no bound, and skips a
+ * collector that is down or slower than `OTEL_EXPORTER_OTLP_TIMEOUT` for a minute.
  */
 import { Config, Duration, Layer, Option, Schema, Tracer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
 import { nodeFetch } from "./internal/NodeFetch.ts"
+import * as SpanExporter from "./internal/SpanExporter.ts"
 import * as OtlpJsonSpans from "./OtlpJsonSpans.ts"
 import * as Tracing from "./Tracing.ts"
 
@@ -31,8 +34,16 @@ export interface Settings {
   readonly serviceName: string | undefined
   readonly exportIntervalMs: number
   readonly maxBatchSize: number
+  /** OTLP/JSON only: spans waiting for export at most (`OTEL_BSP_MAX_QUEUE_SIZE`, default 2048). */
+  readonly maxQueueSize: number
   readonly sampler: Tracing.Sampler
 }
+
+/**
+ * `gateway_spans_dropped_total` by reason (OTLP/JSON): `queue_full` past `OTEL_BSP_MAX_QUEUE_SIZE`,
+ * `export_failed` for the spans of an export that failed after its retries.
+ */
+export const droppedSpans = SpanExporter.droppedSpans
 
 /** OpenTelemetry's built-in samplers (`OTEL_TRACES_SAMPLER`). */
 const samplers = [
@@ -62,6 +73,9 @@ const endpoint = Config.option(Config.URL("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
   )
 )
 
+/** A whole number of spans, at least one. */
+const atLeastOne = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a whole number >= 1" }))
+
 /** `OTEL_RESOURCE_ATTRIBUTES` naming `service.name`: then it, not the default, names the service. */
 const namesService = (attributes: string): boolean =>
   attributes.split(",").some((entry) => entry.split("=")[0]?.trim() === "service.name")
@@ -78,7 +92,8 @@ export const SettingsConfig: Config.Config<Settings | undefined> = Config.all({
   serviceName: Config.option(Config.String("OTEL_SERVICE_NAME")),
   resourceAttributes: Config.String("OTEL_RESOURCE_ATTRIBUTES").pipe(Config.withDefault("")),
   exportIntervalMs: Config.Int("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5_000)),
-  maxBatchSize: Config.Int("OTEL_BSP_MAX_EXPORT_BATCH_SIZE").pipe(Config.withDefault(512)),
+  maxBatchSize: Config.schema(atLeastOne, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE").pipe(Config.withDefault(512)),
+  maxQueueSize: Config.schema(atLeastOne, "OTEL_BSP_MAX_QUEUE_SIZE").pipe(Config.withDefault(2048)),
   sampler: Config.Literals(samplers, "OTEL_TRACES_SAMPLER").pipe(Config.withDefault("parentbased_always_on")),
   // the traceidratio samplers' share, 0 to 1
   samplerArg: Config.schema(
@@ -102,6 +117,7 @@ export const SettingsConfig: Config.Config<Settings | undefined> = Config.all({
     ),
     exportIntervalMs: env.exportIntervalMs,
     maxBatchSize: env.maxBatchSize,
+    maxQueueSize: env.maxQueueSize,
     sampler: {
       parentBased: env.sampler.startsWith("parentbased_"),
       ratio: env.sampler.endsWith("always_on") ? 1 : env.sampler.endsWith("always_off") ? 0 : env.samplerArg
@@ -145,6 +161,7 @@ const jsonTracer = (settings: Settings) =>
       compression: settings.compression,
       exportInterval: Duration.millis(settings.exportIntervalMs),
       maxBatchSize: settings.maxBatchSize,
+      maxQueueSize: settings.maxQueueSize,
       shutdownTimeout: Duration.millis(settings.timeoutMs)
     })
   ).pipe(Layer.provideMerge(OtlpExporter.layerFlusher))

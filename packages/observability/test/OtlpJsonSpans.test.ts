@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { OtlpTraces } from "@switchyard/observability"
-import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Metric, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -24,40 +25,84 @@ interface Export {
   }>
 }
 
-/** A collector on 127.0.0.1 keeping each POSTed body, parsed. */
-const collector = Effect.acquireRelease(
-  Effect.callback<{ readonly url: string; readonly bodies: Array<Export>; readonly server: http.Server }>((resume) => {
-    const bodies: Array<Export> = []
-    const server = http.createServer((request, response) => {
-      const chunks: Array<Buffer> = []
-      request.on("data", (chunk: Buffer) => chunks.push(chunk))
-      request.on("end", () => {
-        bodies.push(JSON.parse(Buffer.concat(chunks).toString("utf8")))
-        response.writeHead(200, { "content-type": "application/json" }).end("{}")
-      })
-    })
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      resume(Effect.succeed({ url: `http://127.0.0.1:${port}/v1/traces`, bodies, server }))
-    })
-  }),
-  ({ server }) =>
-    Effect.callback<void>((resume) => {
-      server.close(() => resume(Effect.void))
-    })
-)
+interface Collector {
+  readonly url: string
+  readonly bodies: Array<Export>
+  readonly server: http.Server
+  /** Answers every POST held so far, and those to come, at once. */
+  readonly release: () => void
+  /** Waits until `count` POSTs have arrived (answered or held). */
+  readonly received: (count: number) => Effect.Effect<void>
+}
 
-const settings = (url: string, maxBatchSize: number): OtlpTraces.Settings => ({
+/** A collector on 127.0.0.1 keeping each POSTed body, parsed; with `hold`, answering none until released. */
+const collector = (hold = false) =>
+  Effect.acquireRelease(
+    Effect.callback<Collector>((resume) => {
+      const bodies: Array<Export> = []
+      const held: Array<() => void> = []
+      let holding = hold
+      const waiting: Array<() => void> = []
+      const server = http.createServer((request, response) => {
+        const chunks: Array<Buffer> = []
+        request.on("data", (chunk: Buffer) => chunks.push(chunk))
+        request.on("end", () => {
+          bodies.push(JSON.parse(Buffer.concat(chunks).toString("utf8")))
+          for (const wake of waiting.splice(0)) wake()
+          const answer = () => response.writeHead(200, { "content-type": "application/json" }).end("{}")
+          if (holding) held.push(answer)
+          else answer()
+        })
+      })
+      const received = (count: number): Effect.Effect<void> =>
+        Effect.suspend(() =>
+          bodies.length >= count ? Effect.void : Effect.andThen(
+            Effect.callback<void>((wake) => {
+              waiting.push(() => wake(Effect.void))
+            }),
+            received(count)
+          )
+        )
+      const release = () => {
+        holding = false
+        for (const answer of held.splice(0)) answer()
+      }
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo
+        resume(Effect.succeed({ url: `http://127.0.0.1:${port}/v1/traces`, bodies, server, release, received }))
+      })
+    }),
+    ({ release, server }) =>
+      Effect.callback<void>((resume) => {
+        release()
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+const settings = (
+  url: string,
+  maxBatchSize: number,
+  queue: { readonly maxQueueSize?: number; readonly exportIntervalMs?: number } = {}
+): OtlpTraces.Settings => ({
   url,
   headers: {},
   protocol: "http/json",
   compression: "none",
   timeoutMs: 5_000,
   serviceName: "gw-test",
-  exportIntervalMs: 60_000,
+  exportIntervalMs: queue.exportIntervalMs ?? 60_000,
   maxBatchSize,
+  maxQueueSize: queue.maxQueueSize ?? 2048,
   sampler: { parentBased: true, ratio: 1 }
 })
+
+const spansOf = (bodies: ReadonlyArray<Export>) =>
+  bodies.flatMap((body) => body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)))
+
+const spanNamed = (name: string) => Effect.void.pipe(Effect.withSpan(name))
+
+const dropped = (reason: "queue_full" | "export_failed") =>
+  Effect.map(Metric.value(OtlpTraces.droppedSpans(reason)), (state) => state.count)
 
 const attributesOf = (list: ReadonlyArray<KeyValue>) =>
   Object.fromEntries(list.map((entry) => [entry.key, entry.value]))
@@ -65,7 +110,7 @@ const attributesOf = (list: ReadonlyArray<KeyValue>) =>
 /** Runs `spans` under an OTLP/JSON tracer, then closes it (which flushes), and gives the spans sent. */
 const exported = (maxBatchSize: number, spans: Effect.Effect<unknown>) =>
   Effect.gen(function*() {
-    const sink = yield* collector
+    const sink = yield* collector()
     const scope = yield* Scope.make()
     const context = yield* Layer.buildWithScope(OtlpTraces.layer(settings(sink.url, maxBatchSize)), scope)
     yield* spans.pipe(Effect.provideContext(context))
@@ -73,7 +118,7 @@ const exported = (maxBatchSize: number, spans: Effect.Effect<unknown>) =>
     return {
       posts: sink.bodies.length,
       resource: attributesOf(sink.bodies[0]?.resourceSpans[0]?.resource.attributes ?? []),
-      spans: sink.bodies.flatMap((body) => body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)))
+      spans: spansOf(sink.bodies)
     }
   }).pipe(Effect.scoped)
 
@@ -135,4 +180,56 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       assert.isAtLeast(posts, 3)
       assert.deepStrictEqual(spans.map((span) => span.name).sort(), [...names].sort())
     }))
+})
+
+describe("the OTLP/JSON export queue (OTEL_BSP_*)", () => {
+  it.effect("sends what waits every schedule delay, and not before", () =>
+    Effect.gen(function*() {
+      const sink = yield* collector()
+      const scope = yield* Scope.make()
+      const tracing = OtlpTraces.layer(settings(sink.url, 512, { exportIntervalMs: 1_000 }))
+      const context = yield* Layer.buildWithScope(tracing, scope)
+      yield* Effect.forEach(["a", "b", "c"], spanNamed, { discard: true }).pipe(Effect.provideContext(context))
+      yield* TestClock.adjust("999 millis")
+      assert.strictEqual(sink.bodies.length, 0)
+      yield* TestClock.adjust("1 millis")
+      yield* sink.received(1)
+      assert.deepStrictEqual(spansOf(sink.bodies).map((span) => span.name), ["a", "b", "c"])
+      yield* Scope.close(scope, Exit.void)
+    }).pipe(Effect.scoped))
+
+  it.effect("drops the spans past the queue size while an export is held, counts them, and sends the rest", () =>
+    Effect.gen(function*() {
+      const sink = yield* collector(true)
+      const scope = yield* Scope.make()
+      const tracing = OtlpTraces.layer(settings(sink.url, 2, { maxQueueSize: 5 }))
+      const context = yield* Layer.buildWithScope(tracing, scope)
+      const traced = <A, E>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.provideContext(context))
+      // a full batch goes at once, and the collector holds it: one export at a time
+      yield* traced(Effect.forEach(["first", "second"], spanNamed, { discard: true }))
+      yield* sink.received(1)
+      const names = Array.from({ length: 8 }, (_, i) => `queued ${i}`)
+      yield* traced(Effect.forEach(names, spanNamed, { discard: true }))
+      // five wait in the queue; the three past it are dropped as they end
+      assert.strictEqual(yield* dropped("queue_full"), 3)
+      sink.release()
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(spansOf(sink.bodies).map((span) => span.name), ["first", "second", ...names.slice(0, 5)])
+      // batches of at most two spans
+      assert.isTrue(sink.bodies.every((body) => spansOf([body]).length <= 2))
+      assert.strictEqual(yield* dropped("export_failed"), 0)
+    }).pipe(Effect.scoped, Effect.provideService(Metric.MetricRegistry, new Map())))
+
+  it.effect("drops and counts a batch whose export fails", () =>
+    Effect.gen(function*() {
+      const sink = yield* collector()
+      const closed = sink.url.replace(/:\d+\//, ":1/")
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(OtlpTraces.layer(settings(closed, 512)), scope)
+      yield* Effect.forEach(["lost 1", "lost 2"], spanNamed, { discard: true }).pipe(Effect.provideContext(context))
+      // the shutdown's export fails on every retry (the test clock moves the retries' waits on)
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      while (closing.pollUnsafe() === undefined) yield* TestClock.adjust("1 second")
+      assert.strictEqual(yield* dropped("export_failed"), 2)
+    }).pipe(Effect.scoped, Effect.provideService(Metric.MetricRegistry, new Map())))
 })

@@ -49,6 +49,7 @@ describe("OtlpTraces.SettingsConfig", () => {
         serviceName: "switchyard",
         exportIntervalMs: 5_000,
         maxBatchSize: 512,
+        maxQueueSize: 2048,
         sampler: { parentBased: true, ratio: 1 }
       })
       const prefixed = yield* settingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example.com/otlp/" })
@@ -70,6 +71,7 @@ describe("OtlpTraces.SettingsConfig", () => {
         OTEL_SERVICE_NAME: "edge-eu",
         OTEL_BSP_SCHEDULE_DELAY: "250",
         OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "64",
+        OTEL_BSP_MAX_QUEUE_SIZE: "1000",
         OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
         OTEL_TRACES_SAMPLER_ARG: "0.25"
       })
@@ -82,6 +84,7 @@ describe("OtlpTraces.SettingsConfig", () => {
         serviceName: "edge-eu",
         exportIntervalMs: 250,
         maxBatchSize: 64,
+        maxQueueSize: 1000,
         sampler: { parentBased: true, ratio: 0.25 }
       })
       const never = yield* settingsOf({
@@ -117,6 +120,8 @@ describe("OtlpTraces.SettingsConfig", () => {
           { ...endpoint, OTEL_EXPORTER_OTLP_COMPRESSION: "brotli" },
           { ...endpoint, OTEL_TRACES_SAMPLER: "jaeger_remote" },
           { ...endpoint, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" },
+          { ...endpoint, OTEL_BSP_MAX_QUEUE_SIZE: "0" },
+          { ...endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "-1" },
           { OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" }
         ]
       ) {
