@@ -5,7 +5,9 @@
  * of the open reservations by the time their lease lapses. Reserving and settling are Lua
  * scripts, so each runs as one atomic step on the server: a reservation first gives back the
  * lapsed reservations of the counters it touches (their process died before settling), then checks
- * every counter and takes all of them or none.
+ * every counter and takes all of them or none. A `periodic_reset` policy's keys expire a lease
+ * and {@link PERIOD_GRACE} after their period ends, set by the same scripts that write them; a
+ * cumulative policy's never do.
  *
  * Every key of one script carries its workspace as hash tag (`{…}`): a request only meets its
  * workspace's policies, so each script's keys share one slot and the scripts are valid on Redis
@@ -54,9 +56,17 @@ const script = <Result>(lua: string) =>
   }).withReturnType<Result>()
 
 /**
+ * How long a periodic counter outlives its period: a request reserved just before the period
+ * ended settles on that period's counter up to a lease later (a long stream later still), and
+ * replicas' clocks differ a little. A cumulative counter never expires.
+ */
+export const PERIOD_GRACE = Duration.days(1)
+
+/**
  * KEYS: per counter its hash and its leases; ARGV: now, the lease's end, the reservation's id, then
- * per counter its value key, limit and amount. A lease is a member `<id>|<amount>|<value key>`
- * scored by its end. Answers 0, or the refusing counter's position.
+ * per counter its value key, limit, amount and the milliseconds until both keys may expire ("" for
+ * never). A lease is a member `<id>|<amount>|<value key>` scored by its end. Answers 0, or the
+ * refusing counter's position.
  */
 const RESERVE = script<number>(`
 local now = ARGV[1]
@@ -69,37 +79,45 @@ for i = 1, #KEYS / 2 do
   if #lapsed > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', now) end
 end
 for i = 1, #KEYS / 2 do
-  local field = ARGV[3 * i + 1]
+  local field = ARGV[4 * i]
   local used = tonumber(redis.call('HGET', KEYS[2 * i - 1], 'u:' .. field) or '0')
   local reserved = tonumber(redis.call('HGET', KEYS[2 * i - 1], 'r:' .. field) or '0')
-  if used + reserved >= tonumber(ARGV[3 * i + 2]) then return i end
+  if used + reserved >= tonumber(ARGV[4 * i + 1]) then return i end
 end
 for i = 1, #KEYS / 2 do
-  local field = ARGV[3 * i + 1]
-  redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'r:' .. field, ARGV[3 * i + 3])
-  redis.call('ZADD', KEYS[2 * i], ARGV[2], ARGV[3] .. '|' .. ARGV[3 * i + 3] .. '|' .. field)
+  local field = ARGV[4 * i]
+  redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'r:' .. field, ARGV[4 * i + 2])
+  redis.call('ZADD', KEYS[2 * i], ARGV[2], ARGV[3] .. '|' .. ARGV[4 * i + 2] .. '|' .. field)
+  local expires = ARGV[4 * i + 3]
+  if expires ~= '' then
+    redis.call('PEXPIRE', KEYS[2 * i - 1], expires)
+    redis.call('PEXPIRE', KEYS[2 * i], expires)
+  end
 end
 return 0`)
 
 /**
  * KEYS: per counter its hash and its leases; ARGV: the reservation's id, then per counter its value
- * key, reserved, used and alert threshold ("" for none). A reservation whose lease is gone was
- * given back already: only its usage is added. Answers the positions whose alert this call raised.
+ * key, reserved, used, alert threshold ("" for none) and the milliseconds until its hash may expire
+ * ("" for never). A reservation whose lease is gone was given back already: only its usage is
+ * added. Answers the positions whose alert this call raised.
  */
 const SETTLE = script<ReadonlyArray<number>>(`
 local crossed = {}
 for i = 1, #KEYS / 2 do
-  local field = ARGV[4 * i - 2]
-  local reserved = ARGV[4 * i - 1]
+  local field = ARGV[5 * i - 3]
+  local reserved = ARGV[5 * i - 2]
   if redis.call('ZREM', KEYS[2 * i], ARGV[1] .. '|' .. reserved .. '|' .. field) == 1 then
     redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'r:' .. field, -tonumber(reserved))
   end
-  local used = tonumber(redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'u:' .. field, ARGV[4 * i]))
-  local threshold = ARGV[4 * i + 1]
-  if threshold ~= '' and tonumber(ARGV[4 * i]) > 0 and used >= tonumber(threshold)
+  local used = tonumber(redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'u:' .. field, ARGV[5 * i - 1]))
+  local threshold = ARGV[5 * i]
+  if threshold ~= '' and tonumber(ARGV[5 * i - 1]) > 0 and used >= tonumber(threshold)
     and redis.call('HSETNX', KEYS[2 * i - 1], 'a:' .. field, '1') == 1 then
     crossed[#crossed + 1] = i
   end
+  -- the hash may have expired before a late settlement wrote it again: it expires again
+  if ARGV[5 * i + 1] ~= '' then redis.call('PEXPIRE', KEYS[2 * i - 1], ARGV[5 * i + 1]) end
 end
 return crossed`)
 
@@ -167,6 +185,13 @@ export const layerStore = (
       const settle = redis.eval(SETTLE)
       const leaseMillis = Duration.toMillis(yield* ReservationLease)
       const nextId = reservationIds()
+      const graceMillis = Duration.toMillis(PERIOD_GRACE)
+      /**
+       * Milliseconds from `now` until a counter may expire: a grace past its lease after its period
+       * ends, measured on the gateway's clock as leases are. At or below 0, Redis drops the key.
+       */
+      const expiresIn = (periodEnd: number | undefined, now: number): string =>
+        periodEnd === undefined ? "" : String(periodEnd + leaseMillis + graceMillis - now)
       const keysOf = (entries: ReadonlyArray<{ readonly workspaceId: string; readonly counter: string }>) =>
         entries.flatMap((entry) => {
           const hash = counterKey(prefix, entry.workspaceId, entry.counter)
@@ -185,7 +210,8 @@ export const layerStore = (
                   ...reservations.flatMap((reservation) => [
                     reservation.valueKey,
                     String(reservation.limit),
-                    String(reservation.amount)
+                    String(reservation.amount),
+                    expiresIn(reservation.periodEnd, now)
                   ])
                 ]),
                 (refused): ReserveResult =>
@@ -194,20 +220,22 @@ export const layerStore = (
             )
           }),
         settle: (id, settlements) =>
-          guarded(
-            Effect.map(
-              settle(keysOf(settlements), [
-                id,
-                ...settlements.flatMap((settlement) => [
-                  settlement.valueKey,
-                  String(settlement.reserved),
-                  String(settlement.used),
-                  settlement.alertThreshold === null ? "" : String(settlement.alertThreshold)
-                ])
-              ]),
-              (crossed) => crossed.map((position) => position - 1)
-            )
-          ),
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            guarded(
+              Effect.map(
+                settle(keysOf(settlements), [
+                  id,
+                  ...settlements.flatMap((settlement) => [
+                    settlement.valueKey,
+                    String(settlement.reserved),
+                    String(settlement.used),
+                    settlement.alertThreshold === null ? "" : String(settlement.alertThreshold),
+                    expiresIn(settlement.periodEnd, now)
+                  ])
+                ]),
+                (crossed) => crossed.map((position) => position - 1)
+              )
+            )),
         usage: (workspaceId, counter) =>
           guarded(redis.send<unknown>("HGETALL", counterKey(prefix, workspaceId, counter))).pipe(
             Effect.flatMap((answer) =>

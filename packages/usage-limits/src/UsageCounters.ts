@@ -37,6 +37,11 @@ export interface Reservation {
   readonly limit: number
   /** What is reserved: the request's upper bound, at most `limit`. */
   readonly amount: number
+  /**
+   * When the counter's period ends (epoch ms), after which a store may drop it; undefined (a
+   * cumulative limit) keeps it for good.
+   */
+  readonly periodEnd?: number | undefined
 }
 
 /** What to settle a reservation to. */
@@ -49,6 +54,8 @@ export interface Settlement {
   readonly used: number
   /** Once usage reaches it, the counter is marked alerted, once per period. */
   readonly alertThreshold: number | null
+  /** As in {@link Reservation}: when the counter's period ends, if it does. */
+  readonly periodEnd?: number | undefined
 }
 
 export type ReserveResult =

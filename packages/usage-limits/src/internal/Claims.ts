@@ -72,7 +72,8 @@ export const claimsOf = (
         valueKey,
         limit: policy.creditLimit,
         // an unbounded call reserves the whole limit: nothing else is admitted until it settles
-        amount: Math.min(measure(bound), policy.creditLimit)
+        amount: Math.min(measure(bound), policy.creditLimit),
+        periodEnd: period.end
       }
     })
   }
@@ -98,7 +99,8 @@ export const settlementsOf = (claims: ReadonlyArray<Claim>, used: Metering.Token
     valueKey: claim.reservation.valueKey,
     reserved: claim.reservation.amount,
     used: claim.measure(used),
-    alertThreshold: claim.policy.alertThreshold
+    alertThreshold: claim.policy.alertThreshold,
+    periodEnd: claim.reservation.periodEnd
   }))
 
 /** Logs each policy whose alert threshold a settlement crossed (`crossed`: indexes into `claims`). */
