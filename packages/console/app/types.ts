@@ -1,119 +1,35 @@
-/** What the management routes answer, as far as the console reads them (never a secret). */
+/**
+ * What the management routes answer, as the packages that answer them declare it (never a
+ * secret). Types only: none of these imports reaches the bundle, and a change to an answer's shape
+ * fails the console's typecheck instead of drifting past it.
+ */
+import type { ApiKeys } from "@switchyard/auth"
+import type { CircuitBoard } from "@switchyard/circuit-breaker"
+import type { UsageLimitsPolicy } from "@switchyard/protocol"
+import type { Integrations, StoredConfigs } from "@switchyard/provider-access"
+import type { LogRecord as RequestLogRecord } from "@switchyard/request-log"
+import type { RatePolicies } from "@switchyard/usage-limits"
 
-/** `GET /v1/logs`, `GET /v1/logs/{id}`. Fields the console does not name are shown in the detail too. */
-export interface LogRecord {
-  readonly id: string
-  readonly created_at: number
-  readonly trace_id: string
-  readonly route: string
-  readonly endpoint: string | null
-  readonly status: number
-  readonly stream: boolean
-  readonly provider: string | null
-  readonly model: string | null
-  readonly target_path: string | null
-  readonly usage:
-    | { readonly prompt_tokens: number; readonly completion_tokens: number; readonly total_tokens: number }
-    | null
-  readonly cost_usd: number | null
-  readonly latency_ms: number
-  readonly time_to_first_token_ms: number | null
-  readonly cache_status: string | null
-  readonly retries: number | null
-  readonly api_key_id: string | null
-  readonly workspace_id: string
-  readonly metadata: Readonly<Record<string, string>>
-  readonly hook_results: ReadonlyArray<HookResult>
-  readonly request_body: unknown
-  readonly response_body: unknown
-  readonly [more: string]: unknown
-}
+/** `GET /v1/logs`, `GET /v1/logs/{id}` (which adds the request's feedback, shown under "More"). */
+export type LogRecord = RequestLogRecord.LogRecord
 
 /** One hook's or guardrail's result in a request log record; times in milliseconds. */
-export interface HookResult {
-  readonly id: string
-  readonly stage: "before" | "after"
-  readonly target_path: string
-  readonly type: "guardrail" | "mutator"
-  readonly verdict: boolean
-  readonly deny: boolean
-  readonly execution_time: number
-  readonly checks: ReadonlyArray<{
-    readonly id: string
-    readonly verdict: boolean
-    readonly explanation: string
-    readonly error?: string
-    readonly execution_time: number
-  }>
-}
+export type HookResult = LogRecord["hook_results"][number]
 
-export interface UsagePolicy {
-  readonly id: string
-  readonly name: string | null
-  readonly type: "cost" | "tokens"
-  readonly status: "active" | "archived"
-  readonly conditions: ReadonlyArray<{ readonly key: string; readonly value: string }>
-  readonly group_by: ReadonlyArray<{ readonly key: string }>
-  readonly credit_limit: number
-  readonly alert_threshold: number | null
-  readonly periodic_reset: string | null
-  readonly value_key_usage_map?: Readonly<
-    Record<string, { readonly usage: number; readonly last_reset_at: string | null; readonly alerted: boolean }>
-  >
-}
+/** `GET /v1/policies/usage-limits`, with `value_key_usage_map` on `include_usage=true`. */
+export type UsagePolicy = UsageLimitsPolicy.UsageLimitsPolicy
 
-export interface RatePolicy {
-  readonly id: string
-  readonly name: string | null
-  readonly type: string
-  readonly unit: string
-  readonly value: number
-  readonly status: string
-  readonly conditions: ReadonlyArray<{ readonly key: string; readonly value: string }>
-  readonly group_by: ReadonlyArray<{ readonly key: string }>
-}
+/** `GET /v1/policies/rate-limits`. */
+export type RatePolicy = ReturnType<typeof RatePolicies.toWire>
 
-export interface Circuit {
-  readonly id: string
-  readonly provider: string
-  readonly host: string
-  readonly model: string
-  readonly credential_id: string
-  readonly state: "closed" | "open" | "half_open" | "unknown"
-  readonly retry_after_ms: number | null
-  readonly probing: boolean
-  readonly consecutive_openings: number
-  readonly failures: number
-  readonly opened_at: number | null
-  readonly last_attempt_at: number
-}
+/** `GET /v1/circuits`. */
+export type Circuit = CircuitBoard.Circuit
 
-export interface Integration {
-  readonly id: string
-  readonly slug: string
-  readonly provider: string
-  readonly name: string | null
-  readonly created_at: number
-  readonly updated_at: number
-  readonly settings: Readonly<Record<string, unknown>>
-}
+/** `GET /v1/integrations`: settings with their secrets masked. */
+export type Integration = Integrations.Integration
 
-export interface StoredConfig {
-  readonly id: string
-  readonly name: string
-  readonly version: number
-  readonly config: object
-  readonly created_at: number
-  readonly updated_at: number
-}
+/** `GET /v1/configs`: the config with its credentials masked. */
+export type StoredConfig = StoredConfigs.StoredConfig
 
-export interface ApiKey {
-  readonly id: string
-  readonly name: string
-  readonly workspace_id: string
-  readonly scopes: ReadonlyArray<string>
-  readonly key_prefix: string
-  readonly created_at: number
-  readonly expires_at: number | null
-  readonly revoked_at: number | null
-}
+/** `GET /v1/api-keys`: the key's prefix, never its secret. */
+export type ApiKey = ApiKeys.ApiKey

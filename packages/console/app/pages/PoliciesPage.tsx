@@ -31,8 +31,8 @@ export const PoliciesPage = () => {
                   ? usd(policy.alert_threshold)
                   : count(policy.alert_threshold)],
               ["Reset", (policy) => policy.periodic_reset ?? "never"],
-              ["When", (policy) => conditions(policy.conditions)],
-              ["Per", (policy) => policy.group_by.map((group) => group.key).join(", ")]
+              ["When", (policy) => conditions(policy.conditions ?? [])],
+              ["Per", (policy) => (policy.group_by ?? []).map((group) => group.key).join(", ")]
             ]}
           />
         )}

@@ -69,17 +69,20 @@ const CostOverTime = () => {
   )
 }
 
-const amount = (policy: UsagePolicy, value: number) => (policy.type === "cost" ? usd(value) : `${count(value)} tokens`)
+/** A policy's fields may be absent from its answer (interface 2.6): a missing limit is shown as such. */
+const amount = (policy: UsagePolicy, value: number | undefined) =>
+  value === undefined ? "—" : policy.type === "cost" ? usd(value) : `${count(value)} tokens`
 
 const PolicyUsage = ({ policy }: { readonly policy: UsagePolicy }) => {
   const usage = Object.entries(policy.value_key_usage_map ?? {})
+  const limit = policy.credit_limit
   return (
     <article class="card" data-policy={policy.id}>
       <h3>{policy.name ?? policy.id}</h3>
       <p class="muted">
-        {policy.type === "cost" ? "Cost" : "Tokens"} limit {amount(policy, policy.credit_limit)} per{" "}
-        {policy.group_by.map((group) => group.key).join(", ")}
-        {policy.periodic_reset === null ? "" : `, reset ${policy.periodic_reset}`}
+        {policy.type === "cost" ? "Cost" : "Tokens"} limit {amount(policy, limit)} per{" "}
+        {(policy.group_by ?? []).map((group) => group.key).join(", ")}
+        {policy.periodic_reset ? `, reset ${policy.periodic_reset}` : ""}
       </p>
       <Table
         items={usage}
@@ -87,13 +90,13 @@ const PolicyUsage = ({ policy }: { readonly policy: UsagePolicy }) => {
         columns={[
           ["Value key", ([key]) => <code>{key}</code>],
           ["Used", ([, used]) => amount(policy, used.usage)],
-          ["Of the limit", ([, used]) => (
-            <>
-              <meter min={0} max={policy.credit_limit} value={used.usage} high={policy.alert_threshold ?? undefined} />
-              {" "}
-              {policy.credit_limit === 0 ? "" : `${Math.round((used.usage / policy.credit_limit) * 100)}%`}
-            </>
-          )],
+          ["Of the limit", ([, used]) =>
+            limit === undefined ? "—" : (
+              <>
+                <meter min={0} max={limit} value={used.usage} high={policy.alert_threshold ?? undefined} />{" "}
+                {limit === 0 ? "" : `${Math.round((used.usage / limit) * 100)}%`}
+              </>
+            )],
           ["Alerted", ([, used]) => (used.alerted ? "yes" : "no")]
         ]}
       />
