@@ -189,13 +189,18 @@ for (const { layer: database, name } of TestDatabase.dialects) {
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
           const ws = "ws-ids"
-          yield* store.write(Array.from({ length: 5 }, (_, n) => entry(`i-${n}`, { workspaceId: ws })))
-          yield* store.write(Array.from({ length: 5 }, (_, n) => entry(`j-${n}`, { workspaceId: ws })))
-          const ids = (yield* store.list(ws, page)).data.map((record) => record.id)
-          for (const id of ids) {
+          // written a millisecond apart, each received later than the one before
+          for (let n = 0; n < 5; n++) {
+            const before = Date.now()
+            while (Date.now() === before) yield* Effect.yieldNow
+            yield* store.write([entry(`i-${n}`, { workspaceId: ws, receivedAt: 1_700_000_000_000 + n })])
+          }
+          // listed newest received first: reversed, the order they were written in
+          const written = (yield* store.list(ws, page)).data.map((record) => record.id).reverse()
+          for (const id of written) {
             assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
           }
-          assert.deepStrictEqual([...ids].sort(), [...ids].reverse())
+          assert.deepStrictEqual([...written].sort(), written)
         }))
     }
   )
