@@ -32,7 +32,13 @@ const json = (event: LogEvent): string => {
     if (value !== undefined) record[name] = value
   }
   if (event.cause !== undefined) record.cause = event.cause
-  return JSON.stringify(record, jsonSafe)
+  // without a replacer V8 takes its fast path (half the time an access line took with one); only
+  // a line holding a value JSON has no form for is written again, with one
+  try {
+    return JSON.stringify(record)
+  } catch {
+    return JSON.stringify(record, jsonSafe)
+  }
 }
 
 /** A value JSON has no form for is written as text rather than failing the whole line. */
