@@ -133,11 +133,27 @@ const make = (options: Options) =>
       step: () => {}
     })
 
+    /**
+     * The batches buffered now. What is recorded while they are written waits for a full batch or
+     * the interval: written at once, it would go out a few rows a batch, and each batch is a
+     * commit (on SQLite, 10-row batches cost the writer ~4 × the CPU a row of 500-row batches).
+     */
+    const writeBuffered = Effect.suspend(() => {
+      let batches = Math.ceil(buffer.length / batchSize)
+      return Effect.whileLoop({
+        while: () => batches > 0 && buffer.length > 0,
+        body: () => writeBatch,
+        step: () => {
+          batches--
+        }
+      })
+    })
+
     const writer = Effect.raceFirst(
       Effect.sleep(options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
       batchWaiting.await
     )
-      .pipe(Effect.andThen(flush), Effect.forever)
+      .pipe(Effect.andThen(writeBuffered), Effect.forever)
 
     const sweep = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { GatewayError } from "@switchyard/core"
 import { LogRecord, RequestLog, RequestLogStore } from "@switchyard/request-log"
 import { TestDatabase } from "@switchyard/storage/testing"
-import { Context, Effect, Exit, Fiber, Layer, Metric, Scope } from "effect"
+import { Context, Effect, Exit, Fiber, Latch, Layer, Metric, Scope } from "effect"
 import { SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
 
@@ -85,6 +85,32 @@ describe("RequestLog", () => {
       yield* TestClock.adjust("1 millis")
       // a batch of three, and what waited behind it
       assert.deepStrictEqual(written.map((batch) => batch.length), [3, 1])
+    })))
+
+  it.effect("keeps what is recorded during a write for a full batch or the interval, not a batch of a few rows", () =>
+    isolated(Effect.gen(function*() {
+      const release = Latch.makeUnsafe(false)
+      const written: Array<number> = []
+      const held = Layer.succeed(
+        RequestLogStore.RequestLogStore,
+        RequestLogStore.RequestLogStore.of({
+          write: (entries) => Effect.andThen(release.await, Effect.sync(() => void written.push(entries.length))),
+          list: () => Effect.die("unused"),
+          get: () => Effect.fail(new GatewayError.NotFound({ message: "unused" })),
+          deleteBefore: () => Effect.succeed(0)
+        })
+      )
+      const { log } = yield* writer(held, { flushIntervalMs: 1_000, batchSize: 3 })
+      for (const id of ["a", "b", "c"]) log.record(entry(id))
+      yield* Effect.yieldNow
+      // recorded while the full batch is being written
+      log.record(entry("d"))
+      log.record(entry("e"))
+      yield* release.open
+      yield* TestClock.adjust("1 millis")
+      assert.deepStrictEqual(written, [3])
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(written, [3, 2])
     })))
 
   it.effect("returns at once when the store stalls, and drops and counts what the full buffer cannot hold", () =>
