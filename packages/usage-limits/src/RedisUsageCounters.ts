@@ -7,7 +7,9 @@
  * lapsed reservations of the counters it touches (their process died before settling), then checks
  * every counter and takes all of them or none. A `periodic_reset` policy's keys expire a lease
  * and {@link PERIOD_GRACE} after their period ends, set by the same scripts that write them; a
- * cumulative policy's never do.
+ * cumulative policy's never do. The lapsed leases of counters no request touches again are given
+ * back by a background sweep after reservations, one bounded `SCAN` page of `…:leases` keys a run
+ * (on Redis Cluster it reaches the node its connection talks to).
  *
  * Every key of one script carries its workspace as hash tag (`{…}`): a request only meets its
  * workspace's policies, so each script's keys share one slot and the scripts are valid on Redis
@@ -25,6 +27,7 @@
 import { RedisConnection, StoreOutage } from "@switchyard/redis"
 import { Clock, Duration, Effect, Layer, type Redacted, Schema, SchemaGetter } from "effect"
 import { RateLimiter, Redis } from "effect/persistence"
+import * as LeaseSweep from "./internal/LeaseSweep.ts"
 import {
   CounterStoreError,
   type CounterUsage,
@@ -63,21 +66,44 @@ const script = <Result>(lua: string) =>
 export const PERIOD_GRACE = Duration.days(1)
 
 /**
+ * Lua: gives back the leases of one counter that lapsed by `now` (their process died before
+ * settling), and answers how many.
+ */
+const GIVE_BACK_LAPSED = `
+local function giveBackLapsed(hash, leases, now)
+  local lapsed = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
+  for _, lease in ipairs(lapsed) do
+    local amount, field = string.match(lease, '^[^|]*|([^|]*)|(.*)$')
+    redis.call('HINCRBYFLOAT', hash, 'r:' .. field, -tonumber(amount))
+  end
+  if #lapsed > 0 then redis.call('ZREMRANGEBYSCORE', leases, '-inf', now) end
+  return #lapsed
+end`
+
+/** KEYS: a counter's hash and its leases; ARGV: now. The lease sweep's step on one counter. */
+const GIVE_BACK = script<number>(`${GIVE_BACK_LAPSED}
+return giveBackLapsed(KEYS[1], KEYS[2], ARGV[1])`)
+
+/** How many keys one run of the lease sweep asks `SCAN` to look at. */
+const SWEEP_SCAN_COUNT = 1_000
+
+const LEASES_SUFFIX = ":leases"
+
+/** `SCAN` answers the next cursor and a page of keys. */
+const decodeScanPage = Schema.decodeUnknownEffect(Schema.Tuple([Schema.String, Schema.Array(Schema.String)]))
+
+/** `text` as a `SCAN MATCH` pattern that matches only itself. */
+const literalPattern = (text: string): string => text.replace(/[*?[\]\\]/g, (match) => `\\${match}`)
+
+/**
  * KEYS: per counter its hash and its leases; ARGV: now, the lease's end, the reservation's id, then
  * per counter its value key, limit, amount and the milliseconds until both keys may expire ("" for
  * never). A lease is a member `<id>|<amount>|<value key>` scored by its end. Answers 0, or the
  * refusing counter's position.
  */
-const RESERVE = script<number>(`
+const RESERVE = script<number>(`${GIVE_BACK_LAPSED}
 local now = ARGV[1]
-for i = 1, #KEYS / 2 do
-  local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2 * i], '-inf', now)
-  for _, lease in ipairs(lapsed) do
-    local amount, field = string.match(lease, '^[^|]*|([^|]*)|(.*)$')
-    redis.call('HINCRBYFLOAT', KEYS[2 * i - 1], 'r:' .. field, -tonumber(amount))
-  end
-  if #lapsed > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', now) end
-end
+for i = 1, #KEYS / 2 do giveBackLapsed(KEYS[2 * i - 1], KEYS[2 * i], now) end
 for i = 1, #KEYS / 2 do
   local field = ARGV[4 * i]
   local used = tonumber(redis.call('HGET', KEYS[2 * i - 1], 'u:' .. field) or '0')
@@ -192,6 +218,33 @@ export const layerStore = (
        */
       const expiresIn = (periodEnd: number | undefined, now: number): string =>
         periodEnd === undefined ? "" : String(periodEnd + leaseMillis + graceMillis - now)
+      const giveBack = redis.eval(GIVE_BACK)
+      const leasesPattern = `${literalPattern(prefix)}*${LEASES_SUFFIX}`
+      let cursor = "0"
+      /**
+       * One page of a `SCAN` over the leases keys, carried on from run to run: each run is bounded.
+       * Not under the outage guard: no request waits on it, so a slow answer is no outage.
+       */
+      const sweep = Effect.gen(function*() {
+        const now = String(yield* Clock.currentTimeMillis)
+        const page = yield* redis.send<unknown>(
+          "SCAN",
+          cursor,
+          "MATCH",
+          leasesPattern,
+          "COUNT",
+          String(SWEEP_SCAN_COUNT)
+        )
+          .pipe(Effect.flatMap(decodeScanPage))
+        cursor = page[0]
+        yield* Effect.forEach(
+          page[1],
+          (leases) => giveBack([leases.slice(0, -LEASES_SUFFIX.length), leases], [now]),
+          { discard: true }
+        )
+        return cursor === "0" ? "done" as const : "more" as const
+      })
+      const sweepSoon = yield* LeaseSweep.make("redis", sweep)
       const keysOf = (entries: ReadonlyArray<{ readonly workspaceId: string; readonly counter: string }>) =>
         entries.flatMap((entry) => {
           const hash = counterKey(prefix, entry.workspaceId, entry.counter)
@@ -200,6 +253,7 @@ export const layerStore = (
       return UsageCounters.of({
         reserve: (reservations) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            sweepSoon()
             const id = nextId()
             return guarded(
               Effect.map(

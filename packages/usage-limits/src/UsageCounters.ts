@@ -24,7 +24,15 @@
 import { Clock, Context, Data, Duration, Effect, FiberSet, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { decodeAmounts, decodeStoredRows, inKeyOrder, keyOf, readUsage } from "./internal/CounterRows.ts"
+import {
+  decodeAmounts,
+  decodeCounterKeys,
+  decodeStoredRows,
+  inKeyOrder,
+  keyOf,
+  readUsage
+} from "./internal/CounterRows.ts"
+import * as LeaseSweep from "./internal/LeaseSweep.ts"
 
 /** One counter a request reserves on. */
 export interface Reservation {
@@ -95,6 +103,12 @@ export const ReservationLease = Context.Reference<Duration.Duration>(
 )
 
 /**
+ * How long after a reservation the counters replicas share (`layerSql`, Redis) sweep the lapsed
+ * leases of counters no request touches any more, and their pace while reservations go on.
+ */
+export const LeaseSweepInterval: Duration.Duration = LeaseSweep.INTERVAL
+
+/**
  * Reservation ids unique across replicas without a random draw per request: this process's random
  * prefix and a sequence number.
  */
@@ -129,7 +143,8 @@ export class UsageCounters extends Context.Service<UsageCounters, {
    * `UPDATE` holds its row until the transaction ends (counters are taken in key order, so two
    * requests never wait on each other in a cycle). A reservation's row is deleted by whoever gives
    * it back first, its settlement or a later reservation finding its lease lapsed, and only that
-   * one subtracts it from `reserved`.
+   * one subtracts it from `reserved`. Counters no request touches again have their lapsed leases
+   * given back by a background sweep, a minute after reservations ({@link LeaseSweepInterval}).
    */
   static readonly layerSql: Layer.Layer<UsageCounters, never, SqlClient.SqlClient> = Layer.effect(
     UsageCounters,
@@ -161,9 +176,20 @@ export class UsageCounters extends Context.Service<UsageCounters, {
             VALUES (${key}, ${id}, ${reservation.amount}, ${now + leaseMillis})`
           return true
         })
+      // no index on expires_at alone: the table holds only open reservations, a few per request in flight
+      const sweep = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const keys = yield* sql`SELECT DISTINCT counter_key FROM usage_reservations
+          WHERE expires_at <= ${now} LIMIT ${SQL_SWEEP_BATCH}`.pipe(Effect.flatMap(decodeCounterKeys))
+        // one counter a transaction, as a reservation reclaims it: no lock held across counters
+        yield* Effect.forEach(keys, (row) => sql.withTransaction(reclaim(row.counter_key, now)), { discard: true })
+        return keys.length === SQL_SWEEP_BATCH ? "more" as const : "done" as const
+      })
+      const sweepSoon = yield* LeaseSweep.make("sql", sweep)
       return UsageCounters.of({
         reserve: (reservations) => {
           const all = Effect.gen(function*() {
+            sweepSoon()
             const id = nextId()
             const now = yield* Clock.currentTimeMillis
             for (const { index, key, value } of inKeyOrder(reservations)) {
@@ -372,6 +398,9 @@ interface LocalCounter {
  * with it, so a dead process can leave none behind.
  */
 const LOCAL_ADMISSION: ReserveResult = { _tag: "Admitted", id: "" }
+
+/** How many counters one run of `layerSql`'s lease sweep gives back at most. */
+const SQL_SWEEP_BATCH = 100
 
 const UNLOADED: ReserveResult = { _tag: "Refused", index: 0 }
 

@@ -5,10 +5,13 @@
  * store, closed without settling; time moves on the test clock (Redis is given the clock's time).
  */
 import { assert, layer } from "@effect/vitest"
+import { RedisConnection } from "@switchyard/redis"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { UsageCounters } from "@switchyard/usage-limits"
 import { RedisUsageCounters } from "@switchyard/usage-limits/redis"
 import { Duration, Effect, Layer } from "effect"
+import { Redis } from "effect/persistence"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { randomBytes } from "node:crypto"
 
@@ -26,16 +29,43 @@ const take = (counter: string, amount: number) => ({
   amount
 })
 
-/** The tests on one store: `process` builds one process's counters over what `shared` gives every process. */
+/** What a counter still holds in the store: its reserved amount and its open leases. */
+interface Held {
+  readonly reserved: number
+  readonly leases: number
+}
+
+/**
+ * Moves the test clock a sweep interval at a time until the lease sweep has given `counter`'s
+ * leases back (a Redis sweep may need more than one `SCAN` page to reach the key); the real time
+ * between tries only waits for the store's answers, at most 10 s in all.
+ */
+const sweptBack = <E, R>(held: Effect.Effect<Held, E, R>) =>
+  Effect.gen(function*() {
+    let left = yield* held
+    for (let tries = 0; tries < 500 && (left.reserved !== 0 || left.leases !== 0); tries++) {
+      yield* TestClock.adjust(UsageCounters.LeaseSweepInterval)
+      yield* TestClock.withLive(Effect.sleep("20 millis"))
+      left = yield* held
+    }
+    return left
+  })
+
+/**
+ * The tests on one store: `process` builds one process's counters over what `shared` gives every
+ * process; `held` reads a counter's state straight from the store.
+ */
 const leaseSuite = <R>(
   name: string,
   shared: Layer.Layer<R, unknown>,
-  process: Layer.Layer<UsageCounters.UsageCounters, unknown, R>
+  process: Layer.Layer<UsageCounters.UsageCounters, unknown, R>,
+  held: (counter: string) => Effect.Effect<Held, unknown, R>
 ) =>
   layer(shared)(`reservation leases on ${name}`, (it) => {
     // a process: its own counters layer, closed (killed) when the effect ends, settling nothing
-    const inProcess = <A, E>(use: (counters: UsageCounters.UsageCounters["Service"]) => Effect.Effect<A, E>) =>
-      UsageCounters.UsageCounters.use(use).pipe(Effect.provide(process))
+    const inProcess = <A, E, R2>(
+      use: (counters: UsageCounters.UsageCounters["Service"]) => Effect.Effect<A, E, R2>
+    ) => UsageCounters.UsageCounters.use(use).pipe(Effect.provide(process))
 
     it.effect("a killed process's reservation counts until its lease lapses, then no longer", () =>
       Effect.gen(function*() {
@@ -101,16 +131,86 @@ const leaseSuite = <R>(
           })
         )
       }))
+
+    it.effect("a lapsed lease on a counter no request touches again is given back by the sweep", () =>
+      Effect.gen(function*() {
+        const idle = fresh()
+        // killed holding 100 on a counter nobody uses again
+        assert.strictEqual((yield* inProcess((counters) => counters.reserve([take(idle, 100)])))._tag, "Admitted")
+        yield* inProcess((counters) =>
+          Effect.gen(function*() {
+            yield* TestClock.adjust(LEASE)
+            // requests on other counters go on: their reservations start the sweep an interval later
+            const busy = yield* counters.reserve([take(fresh(), 1)])
+            assert.strictEqual(busy._tag, "Admitted")
+            assert.deepStrictEqual(yield* held(idle), { reserved: 100, leases: 1 })
+            assert.deepStrictEqual(yield* sweptBack(held(idle)), { reserved: 0, leases: 0 })
+          })
+        )
+      }))
   })
+
 for (const { layer: database, name } of TestDatabase.dialects) {
-  leaseSuite(name, database, UsageCounters.UsageCounters.layerSql.pipe(Layer.provide(lease)))
+  layer(database)(`the lease sweep on ${name}`, (it) => {
+    it.effect("gives back at most 100 counters a run, and carries on with the rest without new requests", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const batch = `bulk-${randomBytes(6).toString("hex")}`
+        const open = Effect.map(
+          sql`SELECT COUNT(*) AS open FROM usage_reservations WHERE counter_key LIKE ${`${batch}-%`}`,
+          (rows) => Number(rows[0]?.["open"] ?? Number.NaN)
+        )
+        // a process: its own counters layer, closed (killed) when the effect ends
+        const inProcess = Effect.provide(Layer.provide(UsageCounters.UsageCounters.layerSql, lease))
+        // killed holding leases on 150 counters nobody uses again
+        yield* Effect.gen(function*() {
+          const killed = yield* UsageCounters.UsageCounters
+          for (let index = 0; index < 150; index++) yield* killed.reserve([take(`${batch}-${index}:0:all`, 1)])
+        }).pipe(inProcess)
+        assert.strictEqual(yield* open, 150)
+        yield* Effect.gen(function*() {
+          const live = yield* UsageCounters.UsageCounters
+          yield* TestClock.adjust(LEASE)
+          yield* live.reserve([take(fresh(), 1)])
+          yield* TestClock.adjust(UsageCounters.LeaseSweepInterval)
+          // other tests' lapsed leases may share the first run; ours are 150, so at least 50 wait
+          assert.isAtLeast(yield* open, 50)
+          assert.deepStrictEqual(
+            yield* sweptBack(Effect.map(open, (leases) => ({ reserved: 0, leases }))),
+            { reserved: 0, leases: 0 }
+          )
+        }).pipe(inProcess)
+      }))
+  })
+  leaseSuite(
+    name,
+    database,
+    UsageCounters.UsageCounters.layerSql.pipe(Layer.provide(lease)),
+    (counter) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const key = `${counter}|api_key:k1`
+        const counters = yield* sql`SELECT reserved FROM usage_counters WHERE counter_key = ${key}`
+        const leases = yield* sql`SELECT COUNT(*) AS open FROM usage_reservations WHERE counter_key = ${key}`
+        return {
+          reserved: Number(counters[0]?.["reserved"] ?? Number.NaN),
+          leases: Number(leases[0]?.["open"] ?? Number.NaN)
+        }
+      })
+  )
 }
+
+// a prefix of its own, so runs never see each other's counters
+const PREFIX = `switchyard-test:${randomBytes(6).toString("hex")}:`
 leaseSuite(
   "redis",
-  Layer.empty,
-  RedisUsageCounters.layer({
-    url: "redis://127.0.0.1:6379",
-    // a prefix of its own, so runs never see each other's counters
-    prefix: `switchyard-test:${randomBytes(6).toString("hex")}:`
-  }).pipe(Layer.provide(lease))
+  RedisConnection.layer({ url: "redis://127.0.0.1:6379" }),
+  RedisUsageCounters.layerStore({ prefix: PREFIX }).pipe(Layer.provide(lease)),
+  (counter) =>
+    Effect.gen(function*() {
+      const redis = yield* Redis.Redis
+      const hash = RedisUsageCounters.counterKey(PREFIX, WORKSPACE, counter)
+      const reserved = yield* redis.send<string | null>("HGET", hash, "r:api_key:k1")
+      return { reserved: Number(reserved ?? Number.NaN), leases: yield* redis.send<number>("ZCARD", `${hash}:leases`) }
+    })
 )

@@ -23,6 +23,7 @@ const Numeric = Schema.Union([Schema.Finite, Schema.NumberFromString])
 export const decodeStoredRows = Schema.decodeUnknownEffect(
   Schema.Array(Schema.Struct({ counter_key: Schema.String, usage: Numeric, alerted: Numeric }))
 )
+export const decodeCounterKeys = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ counter_key: Schema.String })))
 export const decodeAmounts = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ amount: Numeric })))
 const decodeUsageRows = Schema.decodeUnknownEffect(
   Schema.Array(Schema.Struct({ value_key: Schema.String, usage: Numeric, alerted: Numeric }))
