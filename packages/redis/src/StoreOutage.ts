@@ -1,11 +1,13 @@
 /**
  * Keeps a store on the request path from ever making a request wait on Redis. Each operation
- * gets a deadline; once one could not reach Redis, operations take their fallback at once
+ * gets a deadline, kept by one watch over the store's operations in flight rather than a timer
+ * each; once one could not reach Redis, operations take their fallback at once
  * (without touching Redis) until a background probe finds Redis answering again, with backoff.
  * Each transition is logged once, at warning level, with its cause; every operation that could
  * not reach Redis is counted in `gateway_store_errors_total{store}`.
  */
 import { Clock, Duration, Effect, Exit, Metric, Option, Result, type Scope } from "effect"
+import * as DeadlineWatch from "./internal/DeadlineWatch.ts"
 
 /**
  * How long an operation may wait on Redis. The spec allows 250 ms for the whole store call; the
@@ -126,6 +128,7 @@ export const make: (options: Options) => Effect.Effect<StoreOutage, never, Scope
       }))
 
     const skipped = <A>(fallback: A) => Effect.as(Metric.update(errors, 1), fallback)
+    const inFlight = yield* DeadlineWatch.make(deadline)
 
     const guard = <A, E, R>(
       operation: Effect.Effect<A, E, R>,
@@ -133,7 +136,7 @@ export const make: (options: Options) => Effect.Effect<StoreOutage, never, Scope
     ): Effect.Effect<A, E, R> =>
       Effect.suspend(() => {
         if (downSince !== undefined) return skipped(fallback)
-        return Effect.flatMap(Effect.result(Effect.timeoutOption(operation, deadline)), (result) => {
+        return Effect.flatMap(Effect.result(inFlight.bound(operation)), (result) => {
           if (Result.isSuccess(result)) {
             if (Option.isSome(result.success)) return Effect.succeed(result.success.value)
             const late = new Error(`no answer within ${Duration.format(deadline)}`)

@@ -208,4 +208,81 @@ describe("StoreOutage", () => {
         assert.deepStrictEqual(Object.fromEntries(counted), { cache: 3, circuit: 1 })
       })
     ))
+
+  it.effect("with an infinite deadline, waits on Redis however long it takes", () =>
+    withGuard(({ redis, outage, warnings }) =>
+      Effect.gen(function*() {
+        redis.mode = "silent"
+        const pending = yield* Effect.forkChild(lookup(outage, redis))
+        yield* TestClock.adjust("1 hour")
+        assert.isUndefined(pending.pollUnsafe())
+        assert.deepStrictEqual(warnings, [])
+      }), Duration.infinity))
+
+  describe("one deadline watch over the operations in flight", () => {
+    /** An operation that answers `value` after `millis` on the test clock. */
+    const answersAfter = (millis: number, value: string) => Effect.as(Effect.sleep(Duration.millis(millis)), value)
+    const guarded = (outage: StoreOutage.StoreOutage, operation: Effect.Effect<string, Error>) =>
+      outage.guard(operation, { fallback: "miss", unreachable })
+
+    it.effect("gives each operation its whole deadline from its own start", () =>
+      withGuard(({ outage }) =>
+        Effect.gen(function*() {
+          const first = yield* Effect.forkChild(guarded(outage, Effect.never))
+          yield* TestClock.adjust("100 millis")
+          const second = yield* Effect.forkChild(guarded(outage, Effect.never))
+          yield* TestClock.adjust("50 millis")
+          assert.strictEqual(yield* Fiber.join(first), "miss")
+          assert.isUndefined(second.pollUnsafe())
+          yield* TestClock.adjust("99 millis")
+          assert.isUndefined(second.pollUnsafe())
+          yield* TestClock.adjust("1 millis")
+          assert.strictEqual(yield* Fiber.join(second), "miss")
+        })
+      ))
+
+    it.effect("lets a later operation answer in time while an older one runs out of it", () =>
+      withGuard(({ outage, warnings }) =>
+        Effect.gen(function*() {
+          const slow = yield* Effect.forkChild(guarded(outage, answersAfter(200, "late")))
+          yield* TestClock.adjust("100 millis")
+          const quick = yield* Effect.forkChild(guarded(outage, answersAfter(40, "stored")))
+          yield* TestClock.adjust("40 millis")
+          assert.strictEqual(yield* Fiber.join(quick), "stored")
+          assert.isUndefined(slow.pollUnsafe())
+          yield* TestClock.adjust("10 millis")
+          assert.strictEqual(yield* Fiber.join(slow), "miss")
+          assert.strictEqual(warnings.length, 1)
+        })
+      ))
+
+    it.effect("cuts short every operation due at once, and says Redis is down once", () =>
+      withGuard(({ outage, warnings }) =>
+        Effect.gen(function*() {
+          const pending = yield* Effect.forkChild(
+            Effect.all(Array.from({ length: 500 }, () => guarded(outage, Effect.never)), { concurrency: "unbounded" })
+          )
+          yield* TestClock.adjust("150 millis")
+          const answers = yield* Fiber.join(pending)
+          assert.deepStrictEqual(new Set(answers), new Set(["miss"]))
+          assert.strictEqual(warnings.length, 1)
+          assert.strictEqual(yield* errorCount("test"), 500)
+        })
+      ))
+
+    it.effect("interrupts the operation of an interrupted caller, which then counts nothing", () =>
+      withGuard(({ outage, warnings }) =>
+        Effect.gen(function*() {
+          let interrupted = false
+          const operation = Effect.onInterrupt(Effect.never, () => Effect.sync(() => (interrupted = true)))
+          const caller = yield* Effect.forkChild(guarded(outage, operation))
+          yield* TestClock.adjust("10 millis")
+          yield* Fiber.interrupt(caller)
+          assert.isTrue(interrupted)
+          yield* TestClock.adjust("1 second")
+          assert.deepStrictEqual(warnings, [])
+          assert.strictEqual(yield* errorCount("test"), 0)
+        })
+      ))
+  })
 })
