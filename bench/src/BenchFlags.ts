@@ -20,6 +20,8 @@ export interface BenchFlags {
   readonly otlp: boolean
   /** Also the gateway with its request log, metrics and access lines off: what they cost together. */
   readonly observabilityOff: boolean
+  /** Rounds of every target in turn; each target is reported by its median round. */
+  readonly rounds: number
   readonly help: boolean
 }
 
@@ -29,6 +31,7 @@ export const usage = `node bench/src/main.ts [flags]
   --warmup <s>              discarded warm-up seconds before each run (default 2)
   --quick                   3 s runs with 1 s warm-up
   --connections <list>      concurrent connections, comma-separated (default 50,1)
+  --rounds <n>              run every target n times in turn and report each by its median run (default 1)
   --stream-chunk-delay <ms> gap between the fake's chunks in the streaming check (default 100)
   --cache                   also measure the gateway answering from its cache
   --messages                also measure POST /v1/messages (Anthropic format in, translated to the OpenAI-format fake)
@@ -53,6 +56,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
       warmup: { type: "string" },
       quick: { type: "boolean", default: false },
       connections: { type: "string", default: "50,1" },
+      rounds: { type: "string", default: "1" },
       "stream-chunk-delay": { type: "string", default: "100" },
       portkey: { type: "boolean", default: false },
       fallback: { type: "boolean", default: false },
@@ -71,6 +75,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     durationSeconds: positive("--duration", values.duration ?? (values.quick ? "3" : "10")),
     warmupSeconds: nonNegative("--warmup", values.warmup ?? (values.quick ? "1" : "2")),
     connections: values.connections.split(",").map((count) => positive("--connections", count)),
+    rounds: positive("--rounds", values.rounds),
     streamChunkDelayMs: nonNegative("--stream-chunk-delay", values["stream-chunk-delay"]),
     portkey: values.portkey,
     portkeyNode: values["portkey-node"],

@@ -91,3 +91,13 @@ const percentile = (sorted: Float64Array, fraction: number): number =>
   sorted.length === 0
     ? Number.NaN
     : sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN
+
+/**
+ * The run of middle throughput among one target's rounds (of an even number, the lower of the
+ * two middle ones): a whole run, so its latency, RSS and CPU stay figures that were measured
+ * together; `undefined` for no run.
+ */
+export const medianRun = (runs: ReadonlyArray<LoadResult>): LoadResult | undefined => {
+  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)
+  return sorted[Math.floor((sorted.length - 1) / 2)]
+}

@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { parseBenchFlags, usage } from "./BenchFlags.ts"
 import { chatRequest } from "./ChatRequestBody.ts"
 import { ChildProcessGroup } from "./ChildProcessGroup.ts"
-import { type LoadResult, runLoad, type Target } from "./LoadRun.ts"
+import { type LoadResult, medianRun, runLoad, type Target } from "./LoadRun.ts"
 import { startOtlpSink } from "./OtlpSink.ts"
 import { installPortkey, startPortkey } from "./PortkeyGateway.ts"
 import { compareWithBaseline, comparisonTable, loadTable, streamingTable, writeResultsFile } from "./ResultsReport.ts"
@@ -157,18 +157,28 @@ try {
   const body = JSON.stringify(chatRequest)
   const load: Array<LoadResult> = []
   for (const connections of flags.connections) {
-    for (const contender of contenders) {
-      console.log(
-        `${contender.load.name}: ${connections} connections, ${flags.warmupSeconds}s warm-up + ${flags.durationSeconds}s`
-      )
-      load.push(
-        await runLoad(contender.load, {
-          body: contender.load.request === undefined ? body : JSON.stringify(contender.load.request),
-          connections,
-          durationSeconds: flags.durationSeconds,
-          warmupSeconds: flags.warmupSeconds
-        })
-      )
+    // each round runs every target once, in turn, so that a slow spell of the machine falls on
+    // all of them rather than on one; each target is reported by its median round
+    const rounds: Array<Array<LoadResult>> = contenders.map(() => [])
+    for (let round = 1; round <= flags.rounds; round++) {
+      for (const [index, contender] of contenders.entries()) {
+        console.log(
+          `${contender.load.name}: ${connections} connections, ${flags.warmupSeconds}s warm-up + ${flags.durationSeconds}s` +
+            (flags.rounds > 1 ? ` (round ${round} of ${flags.rounds})` : "")
+        )
+        rounds[index]?.push(
+          await runLoad(contender.load, {
+            body: contender.load.request === undefined ? body : JSON.stringify(contender.load.request),
+            connections,
+            durationSeconds: flags.durationSeconds,
+            warmupSeconds: flags.warmupSeconds
+          })
+        )
+      }
+    }
+    for (const results of rounds) {
+      const median = medianRun(results)
+      if (median !== undefined) load.push(median)
     }
   }
 
@@ -185,7 +195,8 @@ try {
 
   const comparisons = compareWithBaseline(load, baseline)
   console.log(
-    `\nLoad (${flags.durationSeconds}s per run after ${flags.warmupSeconds}s warm-up, ${availableParallelism()} CPUs)\n`
+    `\nLoad (${flags.durationSeconds}s per run after ${flags.warmupSeconds}s warm-up, ${availableParallelism()} CPUs` +
+      (flags.rounds > 1 ? `; each target's median of ${flags.rounds} rounds by req/s)\n` : ")\n")
   )
   console.log(loadTable(load))
   if (comparisons.length > 0) console.log(`\n${comparisonTable(comparisons, baseline)}`)
