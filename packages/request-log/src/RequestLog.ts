@@ -15,7 +15,7 @@
  *   Layer.provide(RequestLogStore.RequestLogStore.layerSql) // needs an SqlClient (@switchyard/storage)
  * )
  */
-import { Cause, Clock, Config, Context, Duration, Effect, Fiber, Latch, Layer, Metric, Schema } from "effect"
+import { Cause, Clock, Config, Context, Duration, Effect, Fiber, Latch, Layer, Metric, Schema, Semaphore } from "effect"
 import type { Entry } from "./LogRecord.ts"
 import { RequestLogStore } from "./RequestLogStore.ts"
 
@@ -101,6 +101,9 @@ const make = (options: Options) =>
 
     let buffer: Array<Entry> = []
     const batchWaiting = Latch.makeUnsafe(false)
+    // one batch written at a time: a flush waits for the batch the background fiber is writing,
+    // so what a caller flushed is written when its flush returns (GET /v1/logs flushes, then reads)
+    const writing = Semaphore.makeUnsafe(1)
 
     const record = (entry: Entry): void => {
       if (buffer.length >= bufferLimit) return droppedFull.updateUnsafe(1, context)
@@ -109,7 +112,7 @@ const make = (options: Options) =>
     }
 
     /** One batch off the front of the buffer, written; a failure drops and counts it. */
-    const writeBatch = Effect.suspend(() => {
+    const writeBatch = writing.withPermits(1)(Effect.suspend(() => {
       const batch = buffer.length <= batchSize ? buffer : buffer.slice(0, batchSize)
       buffer = buffer.length <= batchSize ? [] : buffer.slice(batchSize)
       if (buffer.length < batchSize) batchWaiting.closeUnsafe()
@@ -125,13 +128,13 @@ const make = (options: Options) =>
           )
         })
       )
-    })
+    }))
 
     const flush = Effect.whileLoop({
       while: () => buffer.length > 0,
       body: () => writeBatch,
       step: () => {}
-    })
+    }).pipe(Effect.andThen(writing.withPermits(1)(Effect.void)))
 
     /**
      * The batches buffered now. What is recorded while they are written waits for a full batch or

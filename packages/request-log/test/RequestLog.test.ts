@@ -113,6 +113,32 @@ describe("RequestLog", () => {
       assert.deepStrictEqual(written, [3, 2])
     })))
 
+  it.effect("a flush returns once the batch the writer is writing is written, not before", () =>
+    isolated(Effect.gen(function*() {
+      const release = Latch.makeUnsafe(false)
+      const written: Array<number> = []
+      const held = Layer.succeed(
+        RequestLogStore.RequestLogStore,
+        RequestLogStore.RequestLogStore.of({
+          write: (entries) => Effect.andThen(release.await, Effect.sync(() => void written.push(entries.length))),
+          list: () => Effect.die("unused"),
+          get: () => Effect.fail(new GatewayError.NotFound({ message: "unused" })),
+          deleteBefore: () => Effect.succeed(0)
+        })
+      )
+      const { log } = yield* writer(held, { flushIntervalMs: 1_000, batchSize: 2 })
+      log.record(entry("a"))
+      log.record(entry("b"))
+      yield* Effect.yieldNow
+      // the writer holds the batch; the buffer is empty, yet the flush must wait for that batch
+      const flushing = yield* Effect.forkChild(log.flush)
+      yield* Effect.yieldNow
+      assert.isUndefined(flushing.pollUnsafe())
+      yield* release.open
+      yield* Fiber.join(flushing)
+      assert.deepStrictEqual(written, [2])
+    })))
+
   it.effect("returns at once when the store stalls, and drops and counts what the full buffer cannot hold", () =>
     isolated(Effect.gen(function*() {
       const { layer } = storeThat("stalls")
