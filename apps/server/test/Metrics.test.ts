@@ -6,9 +6,10 @@
  */
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { ModelCatalog } from "@switchyard/providers"
-import OpenAI, { toFile } from "openai"
+import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call } from "./support/Admin.ts"
+import * as Batches from "./support/Batches.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
 
 let fake: FakeOpenAI.FakeOpenAI
@@ -169,28 +170,9 @@ describe("calls that run the pipeline in process", () => {
       },
       maxRetries: 0
     })
-    const lines = ["a", "b", "c"].map((customId) =>
-      JSON.stringify({
-        custom_id: customId,
-        method: "POST",
-        url: "/v1/chat/completions",
-        body: { model: "gpt-4o-mini", messages: [{ role: "user", content: customId }] }
-      })
-    )
-    const input = await openai.files.create({
-      file: await toFile(Buffer.from(`${lines.join("\n")}\n`), "input.jsonl"),
-      purpose: "batch"
-    })
+    const input = await Batches.uploadChatLines(openai, ["a", "b", "c"])
     const before = await scrape()
-    let batch = await openai.batches.create({
-      input_file_id: input.id,
-      endpoint: "/v1/chat/completions",
-      completion_window: "24h"
-    })
-    for (let attempt = 0; attempt < 400 && !["completed", "failed"].includes(batch.status); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 25))
-      batch = await openai.batches.retrieve(batch.id)
-    }
+    const batch = await Batches.runToEnd(openai, input.id)
     expect(batch.status).toBe("completed")
     const after = await scrape()
     expect((after(cost) ?? 0) - (before(cost) ?? 0)).toBeCloseTo(3 * oneAnswer, 12)

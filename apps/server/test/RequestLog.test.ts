@@ -7,9 +7,10 @@
  */
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { ModelCatalog } from "@switchyard/providers"
-import OpenAI, { toFile } from "openai"
+import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { call, createKey } from "./support/Admin.ts"
+import * as Batches from "./support/Batches.ts"
 import { chatBody, sseData } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
 
@@ -215,27 +216,8 @@ describe("the request log over HTTP", () => {
       defaultHeaders: { "x-gateway-api-key": GatewayProcess.ADMIN_KEY, ...viaFake() },
       maxRetries: 0
     })
-    const lines = ["a", "b"].map((customId) =>
-      JSON.stringify({
-        custom_id: customId,
-        method: "POST",
-        url: "/v1/chat/completions",
-        body: { model, messages: [{ role: "user", content: customId }] }
-      })
-    )
-    const input = await openai.files.create({
-      file: await toFile(Buffer.from(`${lines.join("\n")}\n`), "input.jsonl"),
-      purpose: "batch"
-    })
-    let batch = await openai.batches.create({
-      input_file_id: input.id,
-      endpoint: "/v1/chat/completions",
-      completion_window: "24h"
-    })
-    for (let attempt = 0; attempt < 400 && !["completed", "failed"].includes(batch.status); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 25))
-      batch = await openai.batches.retrieve(batch.id)
-    }
+    const input = await Batches.uploadChatLines(openai, ["a", "b"], model)
+    const batch = await Batches.runToEnd(openai, input.id)
     expect(batch.status).toBe("completed")
     const listed = await logs(`?model=${model}`)
     expect(listed.body.data).toHaveLength(2)
