@@ -8,7 +8,7 @@
  * const store = RedisCacheStore.layer({ url: "redis://127.0.0.1:6379" })
  */
 import { RedisConnection, StoreOutage } from "@switchyard/redis"
-import { Config, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, type Duration, Effect, Layer, Option, type Redacted } from "effect"
 import { Redis } from "effect/persistence"
 import * as CacheStore from "./CacheStore.ts"
 
@@ -21,11 +21,12 @@ const unreachable = (error: Redis.RedisError): unknown => RedisConnection.isRepl
 /**
  * Entries in Redis under `prefix` over a `Redis` service the app already has: values are strings
  * with `PX`, lists are Redis lists whose expiry moves with each append. No request waits on
- * Redis: while it is down or slow (no answer within 150 ms), a lookup is a miss and a write is
- * skipped, until a background `PING` finds it answering again (see the README).
+ * Redis: while it is down or slow (no answer within `deadline`, 150 ms unless given), a lookup is
+ * a miss and a write is skipped, until a background `PING` finds it answering again (see the
+ * README).
  */
 export const layerStore = (
-  options?: { readonly prefix?: string | undefined }
+  options?: { readonly prefix?: string | undefined; readonly deadline?: Duration.Input | undefined }
 ): Layer.Layer<CacheStore.CacheStore, never, Redis.Redis> =>
   Layer.effect(
     CacheStore.CacheStore,
@@ -35,7 +36,8 @@ export const layerStore = (
       const outage = yield* StoreOutage.make({
         store: "cache",
         whileDown: "lookups are misses and answers are not stored",
-        ping: redis.send("PING")
+        ping: redis.send("PING"),
+        deadline: options?.deadline
       })
       const guarded = <A>(operation: Effect.Effect<A, Redis.RedisError>, fallback: A) =>
         outage.guard(operation, { fallback, unreachable }).pipe(
@@ -80,9 +82,15 @@ export const layerStore = (
  * until it comes up); it fails only when `url` is not a Redis URL.
  */
 export const layer = (
-  options: { readonly url: string | Redacted.Redacted<string>; readonly prefix?: string | undefined }
+  options: {
+    readonly url: string | Redacted.Redacted<string>
+    readonly prefix?: string | undefined
+    readonly deadline?: Duration.Input | undefined
+  }
 ): Layer.Layer<CacheStore.CacheStore, Redis.RedisError> =>
-  layerStore({ prefix: options.prefix }).pipe(Layer.provide(RedisConnection.layer({ url: options.url })))
+  layerStore({ prefix: options.prefix, deadline: options.deadline }).pipe(
+    Layer.provide(RedisConnection.layer({ url: options.url }))
+  )
 
 /** {@link layer} when `REDIS_URL` is set (replicas share entries), otherwise `CacheStore.layerMemory()`. */
 export const layerFromEnv: Layer.Layer<CacheStore.CacheStore, Redis.RedisError | Config.ConfigError> = Layer.unwrap(

@@ -14,9 +14,9 @@ const redisServer = (port?: number) =>
   Effect.acquireRelease(Effect.promise(() => RedisServer.start(port)), (server) => Effect.promise(server.kill))
 
 /** The Redis store at `url`, built in the test's scope. */
-const storeAt = (url: string) =>
+const storeAt = (url: string, deadline?: Duration.Input) =>
   Effect.map(
-    Layer.build(RedisCacheStore.layer({ url, prefix: "switchyard-test:outage:" })),
+    Layer.build(RedisCacheStore.layer({ url, prefix: "switchyard-test:outage:", deadline })),
     Context.get(CacheStore.CacheStore)
   )
 
@@ -129,6 +129,23 @@ describe("the Redis cache store while a redis-server of its own is down", () => 
         server.resume()
         yield* eventually(roundTrip(store, "answer"))
         assert.include(warnings[0], "no answer within 150ms")
+      })
+    ).pipe(Effect.scoped))
+
+  it.live("waits on a Redis that does not answer as long as a deadline of the caller's choice, no longer", () =>
+    observed((warnings) =>
+      Effect.gen(function*() {
+        const server = yield* redisServer()
+        const store = yield* storeAt(server.url, "600 millis")
+        yield* store.set("answer", "stored", 60_000)
+
+        server.pause()
+        const lookup = yield* timed(store.get("answer"))
+        assert.isUndefined(lookup.value)
+        assert.isAtLeast(lookup.millis, 590)
+        assert.include(warnings[0], "no answer within 600ms")
+        server.resume()
+        yield* eventually(roundTrip(store, "answer"))
       })
     ).pipe(Effect.scoped))
 

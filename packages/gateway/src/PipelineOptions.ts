@@ -15,6 +15,11 @@ export interface Options {
   readonly databaseUrl?: Redacted.Redacted<string> | undefined
   /** `redis://…`: cache entries and circuits in Redis, shared by replicas; memory without it. */
   readonly redisUrl?: Redacted.Redacted<string> | undefined
+  /**
+   * How long a cache or circuit operation may wait on Redis before the store counts Redis as down
+   * and answers without it (`GATEWAY_REDIS_DEADLINE_MS`; default 150, within extensions.md's 250 ms).
+   */
+  readonly redisDeadlineMs?: number | undefined
   /** Keys API-key hashes and seals stored credentials; generated into `dataDir` when absent. */
   readonly secret?: Redacted.Redacted<string> | undefined
   /** An API key with every scope; without it, one is created when no key exists and announced. */
@@ -79,6 +84,7 @@ export const OptionsConfig: Config.Config<Options> = Config.all({
   dataDir: Config.String("GATEWAY_DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR)),
   databaseUrl: optional(Config.Redacted("DATABASE_URL")),
   redisUrl: optional(Config.Redacted("REDIS_URL")),
+  redisDeadlineMs: optional(atLeastOne("GATEWAY_REDIS_DEADLINE_MS")),
   secret: optional(Config.Redacted("GATEWAY_SECRET")),
   adminKey: optional(Config.Redacted("GATEWAY_ADMIN_KEY")),
   cacheEmbeddingModel: optional(Config.String("GATEWAY_CACHE_EMBEDDING_MODEL")),

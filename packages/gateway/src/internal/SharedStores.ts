@@ -22,7 +22,7 @@ export class MissingRedisPackage extends Data.TaggedError("MissingRedisPackage")
  * The cache and circuit stores in Redis. They are imported only when a Redis URL is given, so a
  * gateway kept in memory needs neither `@switchyard/redis` (an optional peer) nor a Redis client.
  */
-const redisStores = (url: Redacted.Redacted<string>) =>
+const redisStores = (url: Redacted.Redacted<string>, deadlineMs: number | undefined) =>
   Layer.unwrap(
     Effect.tryPromise({
       try: () => Promise.all([import("@switchyard/cache/redis"), import("@switchyard/circuit-breaker/redis")]),
@@ -34,7 +34,10 @@ const redisStores = (url: Redacted.Redacted<string>) =>
         })
     }).pipe(
       Effect.map(([cache, circuits]) =>
-        Layer.merge(cache.RedisCacheStore.layer({ url }), circuits.RedisCircuitStore.layer({ url }))
+        Layer.merge(
+          cache.RedisCacheStore.layer({ url, deadline: deadlineMs }),
+          circuits.RedisCircuitStore.layer({ url, deadline: deadlineMs })
+        )
       )
     )
   )
@@ -83,12 +86,14 @@ export const usageCounters = (
  * The cache and circuit stores, in memory or in Redis; the circuits watched by the board that
  * `GET /v1/circuits` reads (its store wins over the one it watches).
  */
-export const cacheAndCircuits = (options: { readonly redisUrl?: Redacted.Redacted<string> | undefined }) =>
+export const cacheAndCircuits = (
+  options: { readonly redisUrl?: Redacted.Redacted<string> | undefined; readonly redisDeadlineMs?: number | undefined }
+) =>
   Layer.provideMerge(
     CircuitBoard.layer,
     options.redisUrl === undefined
       ? Layer.merge(CacheStore.layerMemory(), CircuitBreakerMiddleware.layerMemory)
-      : redisStores(options.redisUrl)
+      : redisStores(options.redisUrl, options.redisDeadlineMs)
   )
 
 /** What {@link cacheAndCircuits} builds. */
