@@ -109,6 +109,6 @@ export const make = <P extends StoredPolicy>(sql: SqlClient.SqlClient, kind: Pol
         const found = yield* get(workspaceId, id, "active")
         return yield* write({ ...found, status: "archived", lastUpdatedAt: yield* Clock.currentTimeMillis })
       }),
-    active: (workspaceId) => cache.get(workspaceId, select(workspaceId, "active"))
+    active: (workspaceId) => cache.get(workspaceId, () => select(workspaceId, "active"))
   }
 }
