@@ -21,18 +21,15 @@
  *   ])
  * )
  */
-import { Clock, Context, Data, Duration, Effect, FiberSet, Layer } from "effect"
-import { SqlClient } from "effect/sql"
-import { randomBytes } from "node:crypto"
-import {
-  decodeAmounts,
-  decodeCounterKeys,
-  decodeStoredRows,
-  inKeyOrder,
-  keyOf,
-  readUsage
-} from "./internal/CounterRows.ts"
+import { Context, type Duration, type Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { CounterStoreError } from "./internal/CounterStoreError.ts"
 import * as LeaseSweep from "./internal/LeaseSweep.ts"
+import * as LocalCounters from "./internal/LocalCounters.ts"
+import * as SqlCounters from "./internal/SqlCounters.ts"
+
+export { CounterStoreError } from "./internal/CounterStoreError.ts"
+export { reservationIds, ReservationLease } from "./internal/ReservationLease.ts"
 
 /** One counter a request reserves on. */
 export interface Reservation {
@@ -79,44 +76,11 @@ export interface CounterUsage {
   readonly alerted: boolean
 }
 
-/** The counters' store could not be reached; `GATEWAY_LIMITS_ON_STORE_ERROR` decides what follows. */
-export class CounterStoreError extends Data.TaggedError("CounterStoreError")<{
-  readonly message: string
-  readonly cause?: unknown
-}> {}
-
-const storeError = (error: { readonly message: string }) =>
-  new CounterStoreError({ message: `usage counters: ${error.message}`, cause: error })
-
-/**
- * How long a reservation in a store shared by replicas (`layerSql`, Redis) holds before it is
- * given back unsettled (`GATEWAY_LIMITS_RESERVATION_LEASE_SECONDS`). It must outlast the longest
- * request: a request still running when its lease lapses no longer holds its reservation (it
- * still settles its real usage at its end), so until then concurrent requests could overshoot the
- * limit by its bound. The default, 15 minutes, is well past what a JSON answer can take (each
- * upstream attempt is bounded by `request_timeout`); only a stream can run longer. Leases are
- * compared with each replica's clock: replicas' clocks must agree to well within it.
- */
-export const ReservationLease = Context.Reference<Duration.Duration>(
-  "@switchyard/usage-limits/UsageCounters/ReservationLease",
-  { defaultValue: () => Duration.minutes(15) }
-)
-
 /**
  * How long after a reservation the counters replicas share (`layerSql`, Redis) sweep the lapsed
  * leases of counters no request touches any more, and their pace while reservations go on.
  */
 export const LeaseSweepInterval: Duration.Duration = LeaseSweep.INTERVAL
-
-/**
- * Reservation ids unique across replicas without a random draw per request: this process's random
- * prefix and a sequence number.
- */
-export const reservationIds = (): () => string => {
-  const processId = randomBytes(8).toString("hex")
-  let sequence = 0
-  return () => `${processId}-${(sequence++).toString(36)}`
-}
 
 export class UsageCounters extends Context.Service<UsageCounters, {
   readonly reserve: (reservations: ReadonlyArray<Reservation>) => Effect.Effect<ReserveResult, CounterStoreError>
@@ -148,89 +112,7 @@ export class UsageCounters extends Context.Service<UsageCounters, {
    */
   static readonly layerSql: Layer.Layer<UsageCounters, never, SqlClient.SqlClient> = Layer.effect(
     UsageCounters,
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const leaseMillis = Duration.toMillis(yield* ReservationLease)
-      const nextId = reservationIds()
-      /** Gives back the reservations on `key` whose lease has lapsed: their process died before settling. */
-      const reclaim = (key: string, now: number) =>
-        Effect.flatMap(
-          sql`DELETE FROM usage_reservations WHERE counter_key = ${key} AND expires_at <= ${now} RETURNING amount`
-            .pipe(Effect.flatMap(decodeAmounts)),
-          (lapsed) =>
-            lapsed.length === 0 ? Effect.void : Effect.asVoid(sql`UPDATE usage_counters
-              SET reserved = reserved - ${lapsed.reduce((sum, row) => sum + row.amount, 0)}
-              WHERE counter_key = ${key}`)
-        )
-      const take = (reservation: Reservation, key: string, id: string, now: number) =>
-        Effect.gen(function*() {
-          yield* sql`INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
-            VALUES (${key}, ${reservation.policyId}, ${reservation.valueKey}, 0, 0, 0)
-            ON CONFLICT (counter_key) DO NOTHING`
-          yield* reclaim(key, now)
-          const rows = yield* sql`UPDATE usage_counters SET reserved = reserved + ${reservation.amount}
-            WHERE counter_key = ${key} AND usage + reserved < ${reservation.limit}
-            RETURNING counter_key`
-          if (rows.length === 0) return false
-          yield* sql`INSERT INTO usage_reservations (counter_key, reservation_id, amount, expires_at)
-            VALUES (${key}, ${id}, ${reservation.amount}, ${now + leaseMillis})`
-          return true
-        })
-      // no index on expires_at alone: the table holds only open reservations, a few per request in flight
-      const sweep = Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const keys = yield* sql`SELECT DISTINCT counter_key FROM usage_reservations
-          WHERE expires_at <= ${now} LIMIT ${SQL_SWEEP_BATCH}`.pipe(Effect.flatMap(decodeCounterKeys))
-        // one counter a transaction, as a reservation reclaims it: no lock held across counters
-        yield* Effect.forEach(keys, (row) => sql.withTransaction(reclaim(row.counter_key, now)), { discard: true })
-        return keys.length === SQL_SWEEP_BATCH ? "more" as const : "done" as const
-      })
-      const sweepSoon = yield* LeaseSweep.make("sql", sweep)
-      return UsageCounters.of({
-        reserve: (reservations) => {
-          const all = Effect.gen(function*() {
-            sweepSoon()
-            const id = nextId()
-            const now = yield* Clock.currentTimeMillis
-            for (const { index, key, value } of inKeyOrder(reservations)) {
-              // a refusal rolls back what this request took on the other counters
-              if (!(yield* take(value, key, id, now))) return yield* new Refused({ index })
-            }
-            const result: ReserveResult = { _tag: "Admitted", id }
-            return result
-          })
-          return sql.withTransaction(all).pipe(
-            Effect.catchTag(
-              "Refused",
-              (refused): Effect.Effect<ReserveResult> => Effect.succeed({ _tag: "Refused", index: refused.index })
-            ),
-            Effect.mapError(storeError)
-          )
-        },
-        settle: (id, settlements) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const crossed: Array<number> = []
-            for (const { index, key, value: settlement } of inKeyOrder(settlements)) {
-              const held = yield* sql`DELETE FROM usage_reservations
-                WHERE counter_key = ${key} AND reservation_id = ${id} RETURNING amount`.pipe(
-                Effect.flatMap(decodeAmounts)
-              )
-              // a lapsed lease was given back by a later reservation: only the usage is added
-              const reserved = held.reduce((sum, row) => sum + row.amount, 0)
-              yield* sql`UPDATE usage_counters
-                SET usage = usage + ${settlement.used}, reserved = reserved - ${reserved}
-                WHERE counter_key = ${key}`
-              if (settlement.alertThreshold === null || settlement.used === 0) continue
-              const rows = yield* sql`UPDATE usage_counters SET alerted = 1
-                WHERE counter_key = ${key} AND alerted = 0 AND usage >= ${settlement.alertThreshold}
-                RETURNING counter_key`
-              if (rows.length > 0) crossed.push(index)
-            }
-            return crossed.sort((a, b) => a - b)
-          })).pipe(Effect.mapError(storeError)),
-        usage: (_workspaceId, counter) => Effect.mapError(readUsage(sql, counter), storeError)
-      })
-    })
+    SqlCounters.make
   )
 
   /**
@@ -244,130 +126,7 @@ export class UsageCounters extends Context.Service<UsageCounters, {
    */
   static readonly layerLocal: Layer.Layer<UsageCounters, never, SqlClient.SqlClient> = Layer.effect(
     UsageCounters,
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const entries = new Map<string, LocalCounter>()
-      const dirty = new Set<LocalCounter>()
-
-      /** Reads the counters this process has not seen yet; a counter already in memory is never replaced. */
-      const load = (wanted: ReadonlyArray<{ readonly counter: string; readonly valueKey: string }>) => {
-        const missing = wanted.filter((entry) => !entries.has(keyOf(entry)))
-        if (missing.length === 0) return Effect.void
-        return sql`SELECT counter_key, usage, alerted FROM usage_counters WHERE counter_key IN ${
-          sql.in(missing.map(keyOf))
-        }`.pipe(
-          Effect.flatMap(decodeStoredRows),
-          Effect.map((rows) => {
-            const stored = new Map(rows.map((row) => [row.counter_key, row]))
-            for (const entry of missing) {
-              const key = keyOf(entry)
-              if (entries.has(key)) continue
-              const row = stored.get(key)
-              entries.set(key, {
-                key,
-                counter: entry.counter,
-                valueKey: entry.valueKey,
-                policyId: "policyId" in entry && typeof entry.policyId === "string" ? entry.policyId : "",
-                usage: row?.usage ?? 0,
-                reserved: 0,
-                alerted: row !== undefined && row.alerted !== 0
-              })
-            }
-          }),
-          Effect.mapError(storeError)
-        )
-      }
-
-      // a second after the first new usage, not on a timer of its own: an idle gateway never wakes for it
-      const run = yield* FiberSet.makeRuntime()
-      let scheduled = false
-      const flushSoon = () => {
-        if (scheduled) return
-        scheduled = true
-        run(Effect.andThen(
-          Effect.sleep("1 second"),
-          Effect.suspend(() => {
-            scheduled = false
-            return flush
-          })
-        ))
-      }
-      const flush: Effect.Effect<void> = Effect.suspend(() => {
-        if (dirty.size === 0) return Effect.void
-        const batch = [...dirty]
-        dirty.clear()
-        return sql.withTransaction(
-          Effect.forEach(
-            batch,
-            (entry) =>
-              sql`INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
-            VALUES (${entry.key}, ${entry.policyId}, ${entry.valueKey}, ${entry.usage}, 0, ${entry.alerted ? 1 : 0})
-            ON CONFLICT (counter_key) DO UPDATE SET usage = excluded.usage, alerted = excluded.alerted`,
-            {
-              discard: true
-            }
-          )
-        ).pipe(
-          // written again with the next batch: memory holds the truth
-          Effect.tapError(() =>
-            Effect.sync(() => {
-              batch.forEach((entry) => dirty.add(entry))
-              flushSoon()
-            })
-          ),
-          Effect.catch((error) => Effect.logError(`usage counters: cannot write a batch: ${error.message}`))
-        )
-      })
-      yield* Effect.addFinalizer(() => flush)
-
-      const immediate: ImmediateCounters = {
-        reserve: (reservations) => {
-          // one synchronous step: the check and the taking cannot interleave with another request
-          const taken: Array<{ readonly entry: LocalCounter; readonly reservation: Reservation }> = []
-          for (const reservation of reservations) {
-            const entry = entries.get(keyOf(reservation))
-            if (entry === undefined) return undefined
-            taken.push({ entry, reservation })
-          }
-          for (const [index, { entry, reservation }] of taken.entries()) {
-            if (entry.usage + entry.reserved >= reservation.limit) return { _tag: "Refused", index }
-          }
-          for (const { entry, reservation } of taken) {
-            entry.reserved += reservation.amount
-            if (entry.policyId === "") entry.policyId = reservation.policyId
-          }
-          return LOCAL_ADMISSION
-        },
-        settle: (settlements) => {
-          const crossed: Array<number> = []
-          for (const [index, settlement] of settlements.entries()) {
-            const entry = entries.get(keyOf(settlement))
-            if (entry === undefined) continue
-            entry.reserved -= settlement.reserved
-            entry.usage += settlement.used
-            if (settlement.used !== 0) {
-              dirty.add(entry)
-              flushSoon()
-            }
-            const threshold = settlement.alertThreshold
-            if (threshold !== null && settlement.used > 0 && !entry.alerted && entry.usage >= threshold) {
-              entry.alerted = true
-              crossed.push(index)
-            }
-          }
-          return crossed
-        }
-      }
-
-      return UsageCounters.of({
-        // after `load` every counter is in memory; one that is not is refused rather than taken uncounted
-        reserve: (reservations) =>
-          Effect.map(load(reservations), (): ReserveResult => immediate.reserve(reservations) ?? UNLOADED),
-        settle: (_id, settlements) => Effect.map(load(settlements), () => immediate.settle(settlements)),
-        usage: (_workspaceId, counter) => Effect.andThen(flush, Effect.mapError(readUsage(sql, counter), storeError)),
-        immediate
-      })
-    })
+    LocalCounters.make
   )
 }
 
@@ -381,27 +140,3 @@ export interface ImmediateCounters {
   /** What `settle` answers; a counter not in memory has nothing reserved to settle. */
   readonly settle: (settlements: ReadonlyArray<Settlement>) => ReadonlyArray<number>
 }
-
-/** A counter of `layerLocal`, as it stands in memory. */
-interface LocalCounter {
-  readonly key: string
-  readonly counter: string
-  readonly valueKey: string
-  policyId: string
-  usage: number
-  reserved: number
-  alerted: boolean
-}
-
-/**
- * `layerLocal` needs no reservation ids: its reservations live in this process's memory and die
- * with it, so a dead process can leave none behind.
- */
-const LOCAL_ADMISSION: ReserveResult = { _tag: "Admitted", id: "" }
-
-/** How many counters one run of `layerSql`'s lease sweep gives back at most. */
-const SQL_SWEEP_BATCH = 100
-
-const UNLOADED: ReserveResult = { _tag: "Refused", index: 0 }
-
-class Refused extends Data.TaggedError("Refused")<{ readonly index: number }> {}
