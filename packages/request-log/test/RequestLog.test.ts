@@ -51,6 +51,22 @@ const storeThat = (behaviour: "writes" | "stalls" | "fails") => {
   return { written, layer: Layer.succeed(RequestLogStore.RequestLogStore, store) }
 }
 
+/** A store whose writes wait until `release` opens, then keep each batch's size in `written`. */
+const heldStore = () => {
+  const release = Latch.makeUnsafe(false)
+  const written: Array<number> = []
+  const held = Layer.succeed(
+    RequestLogStore.RequestLogStore,
+    RequestLogStore.RequestLogStore.of({
+      write: (entries) => Effect.andThen(release.await, Effect.sync(() => void written.push(entries.length))),
+      list: () => Effect.die("unused"),
+      get: () => Effect.fail(new GatewayError.NotFound({ message: "unused" })),
+      deleteBefore: () => Effect.succeed(0)
+    })
+  )
+  return { held, release, written }
+}
+
 const dropped = (reason: "buffer_full" | "write_failed") =>
   Effect.map(Metric.value(RequestLog.droppedRecords(reason)), (state) => state.count)
 
@@ -89,17 +105,7 @@ describe("RequestLog", () => {
 
   it.effect("keeps what is recorded during a write for a full batch or the interval, not a batch of a few rows", () =>
     isolated(Effect.gen(function*() {
-      const release = Latch.makeUnsafe(false)
-      const written: Array<number> = []
-      const held = Layer.succeed(
-        RequestLogStore.RequestLogStore,
-        RequestLogStore.RequestLogStore.of({
-          write: (entries) => Effect.andThen(release.await, Effect.sync(() => void written.push(entries.length))),
-          list: () => Effect.die("unused"),
-          get: () => Effect.fail(new GatewayError.NotFound({ message: "unused" })),
-          deleteBefore: () => Effect.succeed(0)
-        })
-      )
+      const { held, release, written } = heldStore()
       const { log } = yield* writer(held, { flushIntervalMs: 1_000, batchSize: 3 })
       for (const id of ["a", "b", "c"]) log.record(entry(id))
       yield* Effect.yieldNow
@@ -115,17 +121,7 @@ describe("RequestLog", () => {
 
   it.effect("a flush returns once the batch the writer is writing is written, not before", () =>
     isolated(Effect.gen(function*() {
-      const release = Latch.makeUnsafe(false)
-      const written: Array<number> = []
-      const held = Layer.succeed(
-        RequestLogStore.RequestLogStore,
-        RequestLogStore.RequestLogStore.of({
-          write: (entries) => Effect.andThen(release.await, Effect.sync(() => void written.push(entries.length))),
-          list: () => Effect.die("unused"),
-          get: () => Effect.fail(new GatewayError.NotFound({ message: "unused" })),
-          deleteBefore: () => Effect.succeed(0)
-        })
-      )
+      const { held, release, written } = heldStore()
       const { log } = yield* writer(held, { flushIntervalMs: 1_000, batchSize: 2 })
       log.record(entry("a"))
       log.record(entry("b"))

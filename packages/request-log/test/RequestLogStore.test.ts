@@ -8,28 +8,7 @@ import { RequestNotes } from "@switchyard/core"
 import { type LogQuery, type LogRecord, RequestLogStore } from "@switchyard/request-log"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer } from "effect"
-
-const entry = (traceId: string, overrides: Partial<LogRecord.Entry> = {}): LogRecord.Entry => ({
-  traceId,
-  workspaceId: "ws-1",
-  apiKeyId: "key-1",
-  receivedAt: 1_700_000_000_000,
-  route: "POST /v1/chat/completions",
-  endpoint: "chat.completions",
-  status: 200,
-  stream: false,
-  provider: "openai",
-  model: "gpt-4o-mini",
-  targetPath: "config.targets[1]",
-  usage: { inputTokens: 10, outputTokens: 5 },
-  costUsd: 0.0000045,
-  latencyMs: 12.345,
-  firstTokenMs: undefined,
-  cacheStatus: "MISS",
-  retries: 1,
-  metadata: { team: "search" },
-  ...overrides
-})
+import { entry } from "./support/LogEntries.ts"
 
 const page = { limit: 20, order: "desc" } as const
 

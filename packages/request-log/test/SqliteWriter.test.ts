@@ -4,34 +4,14 @@
  * thread cannot write fails with its reason.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type LogRecord, RequestLogStore } from "@switchyard/request-log"
+import { RequestLogStore } from "@switchyard/request-log"
 import { Database } from "@switchyard/storage"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
-
-const entry = (traceId: string): LogRecord.Entry => ({
-  traceId,
-  workspaceId: "ws-1",
-  apiKeyId: "key-1",
-  receivedAt: 1_700_000_000_000,
-  route: "POST /v1/chat/completions",
-  endpoint: "chat.completions",
-  status: 200,
-  stream: false,
-  provider: "openai",
-  model: "gpt-4o-mini",
-  targetPath: "config.targets[0]",
-  usage: { inputTokens: 10, outputTokens: 5 },
-  costUsd: 0.0000045,
-  latencyMs: 12.5,
-  firstTokenMs: undefined,
-  cacheStatus: "MISS",
-  retries: 0,
-  metadata: { team: "search" }
-})
+import { entry } from "./support/LogEntries.ts"
 
 const inTempDir = <A, E>(test: (dir: string) => Effect.Effect<A, E>) =>
   Effect.acquireUseRelease(
