@@ -3,9 +3,9 @@
  */
 import { JsonLimits } from "@switchyard/protocol"
 import { Clock, Effect } from "effect"
-import { randomBytes } from "node:crypto"
 import { InvalidRequest } from "./GatewayError.ts"
 import type { Principal } from "./Principal.ts"
+import * as RandomBytes from "./RandomBytes.ts"
 import type { RequestNotes } from "./RequestNotes.ts"
 
 export interface RequestContext {
@@ -96,23 +96,10 @@ export const parseMetadata = (
  * land anywhere in it, which made each record cost several times the CPU on SQLite once the log
  * held a few tens of thousands of rows.
  */
-export const generateTraceId = (): string => Date.now().toString(16).padStart(12, "0") + randomHex(10)
+export const generateTraceId = (): string => Date.now().toString(16).padStart(12, "0") + RandomBytes.hex(10)
 
 /** A 64-bit random id in hex, the shape W3C span ids use. */
-export const generateSpanId = (): string => randomHex(8)
-
-// ids are cut from a pool of random bytes: one system call per few hundred ids, not one each
-const POOL_BYTES = 4096
-let pool = new Uint8Array(0)
-let offset = 0
-const randomHex = (bytes: number): string => {
-  if (offset + bytes > pool.length) {
-    pool = randomBytes(POOL_BYTES)
-    offset = 0
-  }
-  offset += bytes
-  return Buffer.from(pool.buffer, pool.byteOffset + offset - bytes, bytes).toString("hex")
-}
+export const generateSpanId = (): string => RandomBytes.hex(8)
 
 /** The caller's trace id, or a new one: known before anything else can fail. */
 export const traceIdOf = (headers: Readonly<Record<string, string>>): string =>

@@ -3,11 +3,10 @@
  * `request_logs`, migrations 0013 and 0016). Written by RequestLog's batches, read by `GET /v1/logs`, and
  * swept of records older than the retention period.
  */
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, RandomBytes } from "@switchyard/core"
 import { KeysetPage } from "@switchyard/storage"
 import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
-import { randomBytes } from "node:crypto"
 import { v7 as timeOrderedId } from "uuid"
 import type { LogQuery } from "./LogQuery.ts"
 import * as LogRecord from "./LogRecord.ts"
@@ -17,22 +16,10 @@ import * as SqliteWriter from "./SqliteWriter.ts"
  * Record ids are UUIDv7: time-ordered, so each one lands at the end of the primary key's index.
  * Random ids (v4) land anywhere in it, and on SQLite made each record cost ~50 µs of CPU instead
  * of ~9 once the table held a few tens of thousands of rows (measured with the trace ids, which are
- * time-ordered too: RequestContext.generateTraceId). Their random bits are cut from a pool: the
- * library's own source asks the system for 16 bytes an id, which cost several µs a record.
+ * time-ordered too: RequestContext.generateTraceId). Their random bits are cut from core's pool
+ * (RandomBytes): the library's own source asks the system for 16 bytes an id.
  */
-const newId = (): string => timeOrderedId({ random: randomBytesFromPool() })
-
-const POOL_BYTES = 4096
-let pool = new Uint8Array(0)
-let poolOffset = 0
-const randomBytesFromPool = (): Uint8Array => {
-  if (poolOffset + 16 > pool.length) {
-    pool = randomBytes(POOL_BYTES)
-    poolOffset = 0
-  }
-  poolOffset += 16
-  return pool.subarray(poolOffset - 16, poolOffset)
-}
+const newId = (): string => timeOrderedId({ random: RandomBytes.take(16) })
 
 /** Rows per INSERT: far below either dialect's limit of bound parameters. */
 const ROWS_PER_INSERT = 100

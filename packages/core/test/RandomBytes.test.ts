@@ -1,0 +1,20 @@
+import { assert, describe, it } from "@effect/vitest"
+import { RandomBytes } from "@switchyard/core"
+
+describe("RandomBytes", () => {
+  it("takes as many bytes as asked, different each time, across pool refills", () => {
+    const seen = new Set<string>()
+    // 600 draws of 16 bytes need three pools of 4096
+    for (let i = 0; i < 600; i++) {
+      const bytes = RandomBytes.take(16)
+      assert.strictEqual(bytes.length, 16)
+      seen.add(Buffer.from(bytes).toString("hex"))
+    }
+    assert.strictEqual(seen.size, 600)
+  })
+
+  it("writes bytes as hex, two characters a byte", () => {
+    assert.match(RandomBytes.hex(8), /^[0-9a-f]{16}$/)
+    assert.notStrictEqual(RandomBytes.hex(10), RandomBytes.hex(10))
+  })
+})
