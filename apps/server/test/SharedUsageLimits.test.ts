@@ -126,6 +126,28 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
     expect(fake.requests).toHaveLength(10)
   })
 
+  it("a request's usage is settled in Redis by the time its answer arrives: the other process reads it at once", async () => {
+    fake.reset()
+    fake.setDefault(fixedUsage)
+    const created = await call(first.baseUrl, "POST", "/v1/api-keys", {
+      body: { name: "read", scopes: ["completions"] }
+    })
+    const policy = await call(first.baseUrl, "POST", "/v1/policies/usage-limits", {
+      body: {
+        conditions: [{ key: "api_key", value: created.body.id }],
+        group_by: [{ key: "api_key" }],
+        type: "tokens",
+        credit_limit: 1000
+      }
+    })
+    expect(policy.status).toBe(200)
+    for (let index = 1; index <= 5; index++) {
+      expect((await ask(first.baseUrl, created.body.key, fake)).status).toBe(200)
+      const read = await call(second.baseUrl, "GET", `/v1/policies/usage-limits/${policy.body.id}?include_usage=true`)
+      expect(read.body.value_key_usage_map[`api_key:${created.body.id}`]).toMatchObject({ usage: 20 * index })
+    }
+  })
+
   it("a requests-per-minute policy of 10 shared by both processes admits 10 of 200 concurrent requests", async () => {
     fake.reset()
     fake.setDefault(Behaviour.delay(10, fixedUsage))

@@ -30,6 +30,31 @@ const reconnectDelay = (retries: number): number =>
  */
 export const isReply = (cause: unknown): boolean => cause instanceof ErrorReply
 
+/**
+ * Completes once the commands sent so far on a connection of {@link layer} are written to Redis's
+ * socket, without waiting for their answers. node-redis writes the commands of one tick together
+ * on its next `setImmediate`, and Node runs immediates in the order they were set: one set after
+ * sending runs after that write. Redis applies one connection's commands in the order they
+ * arrive, so whatever this process sends afterwards meets them applied.
+ *
+ * @example
+ * import { RedisConnection } from "@switchyard/redis"
+ * import { Effect, FiberSet } from "effect"
+ * import { Redis } from "effect/persistence"
+ *
+ * // INCR is on its way (its answer is awaited in the background) before the next step runs
+ * const sent = Effect.gen(function*() {
+ *   const redis = yield* Redis.Redis
+ *   const run = yield* FiberSet.makeRuntime()
+ *   run(redis.send("INCR", "visits"))
+ *   yield* RedisConnection.written
+ * })
+ */
+export const written: Effect.Effect<void> = Effect.callback<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
 const unsupported = (what: string) =>

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { RedisServer } from "@switchyard/fake-providers"
 import { RedisConnection } from "@switchyard/redis"
-import { Context, Duration, Effect, Layer, Queue, Redacted, Schedule } from "effect"
+import { Context, Duration, Effect, Fiber, FiberSet, Layer, Option, Queue, Redacted, Schedule } from "effect"
 import { Redis } from "effect/persistence"
 
 /** The spec's bound on a store call while Redis is unreachable. */
@@ -87,5 +87,28 @@ describe("RedisConnection", () => {
       const messages = yield* redis.subscribe("events")
       assert.include(String((yield* Effect.flip(Queue.take(messages))).cause), "does not subscribe")
       assert.include(String((yield* Effect.flip(redis.reserve)).cause), "does not reserve connections")
+    }).pipe(Effect.scoped))
+
+  it.live("`written` completes once a command is on its way, before Redis answers, and ahead of later commands", () =>
+    Effect.gen(function*() {
+      const server = yield* redisServer()
+      const redis = yield* connectionTo(server.url)
+      const other = yield* connectionTo(server.url)
+      assert.strictEqual(yield* redis.send<string>("PING"), "PONG")
+      assert.strictEqual(yield* other.send<string>("PING"), "PONG")
+      const run = yield* FiberSet.makeRuntime()
+
+      // a stopped Redis answers nothing: `written` must not wait for the answer
+      server.pause()
+      const increment = run(redis.send<number>("INCR", "visits"))
+      const sent = yield* timed(Effect.timeoutOption(RedisConnection.written, "1 second"))
+      assert.isTrue(Option.isSome(sent.value), "written waited for an answer")
+      assert.isUndefined(increment.pollUnsafe(), "the answer cannot have come from a stopped Redis")
+
+      // sent after `written`, on another connection: Redis applies the INCR first
+      const read = run(other.send<string>("GET", "visits"))
+      server.resume()
+      assert.strictEqual(yield* Fiber.join(increment), 1)
+      assert.strictEqual(yield* Fiber.join(read), "1")
     }).pipe(Effect.scoped))
 })

@@ -25,7 +25,7 @@
  * const counters = RedisUsageCounters.layer({ url: "redis://127.0.0.1:6379" })
  */
 import { RedisConnection, StoreOutage } from "@switchyard/redis"
-import { Clock, Duration, Effect, Layer, type Redacted, Schema, SchemaGetter } from "effect"
+import { Clock, Duration, Effect, FiberSet, Layer, type Redacted, Schema, SchemaGetter } from "effect"
 import { RateLimiter, Redis } from "effect/persistence"
 import * as LeaseSweep from "./internal/LeaseSweep.ts"
 import {
@@ -34,6 +34,7 @@ import {
   reservationIds,
   ReservationLease,
   type ReserveResult,
+  type Settlement,
   UsageCounters
 } from "./UsageCounters.ts"
 
@@ -250,6 +251,27 @@ export const layerStore = (
           const hash = counterKey(prefix, entry.workspaceId, entry.counter)
           return [hash, `${hash}:leases`]
         })
+      const settleNow = (
+        id: string,
+        settlements: ReadonlyArray<Settlement>
+      ): Effect.Effect<ReadonlyArray<number>, CounterStoreError> =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          guarded(
+            Effect.map(
+              settle(keysOf(settlements), [
+                id,
+                ...settlements.flatMap((settlement) => [
+                  settlement.valueKey,
+                  String(settlement.reserved),
+                  String(settlement.used),
+                  settlement.alertThreshold === null ? "" : String(settlement.alertThreshold),
+                  expiresIn(settlement.periodEnd, now)
+                ])
+              ]),
+              (crossed) => crossed.map((position) => position - 1)
+            )
+          ))
+      const runInBackground = yield* FiberSet.makeRuntime()
       return UsageCounters.of({
         reserve: (reservations) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -273,23 +295,23 @@ export const layerStore = (
               )
             )
           }),
-        settle: (id, settlements) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            guarded(
-              Effect.map(
-                settle(keysOf(settlements), [
-                  id,
-                  ...settlements.flatMap((settlement) => [
-                    settlement.valueKey,
-                    String(settlement.reserved),
-                    String(settlement.used),
-                    settlement.alertThreshold === null ? "" : String(settlement.alertThreshold),
-                    expiresIn(settlement.periodEnd, now)
-                  ])
-                ]),
-                (crossed) => crossed.map((position) => position - 1)
+        settle: settleNow,
+        settleSent: (id, settlements, answered) =>
+          Effect.andThen(
+            Effect.sync(() => {
+              // in the layer's fibers: a request that ends or is interrupted does not cut its settlement short
+              runInBackground(
+                settleNow(id, settlements).pipe(
+                  Effect.flatMap(answered),
+                  Effect.catchTag(
+                    "CounterStoreError",
+                    (error) => Effect.logError(`usage limits: cannot settle: ${error.message}`)
+                  )
+                )
               )
-            )),
+            }),
+            RedisConnection.written
+          ),
         usage: (workspaceId, counter) =>
           guarded(redis.send<unknown>("HGETALL", counterKey(prefix, workspaceId, counter))).pipe(
             Effect.flatMap((answer) =>

@@ -93,6 +93,21 @@ export class UsageCounters extends Context.Service<UsageCounters, {
     id: string,
     settlements: ReadonlyArray<Settlement>
   ) => Effect.Effect<ReadonlyArray<number>, CounterStoreError>
+  /**
+   * Settles as `settle` does, but returns as soon as the settlement is on its way to a store that
+   * applies commands in the order they arrive (Redis): before its answer, yet before anything this
+   * replica sends later, so the client is not kept waiting for a round trip it does not need and a
+   * caller's next request still meets the settled counters. `answered` runs with the crossed
+   * alerts in the background; a failure there is logged, as a settlement after the answer is.
+   * Absent where only the answer proves the settlement applied (SQL, memory).
+   */
+  readonly settleSent?:
+    | ((
+      id: string,
+      settlements: ReadonlyArray<Settlement>,
+      answered: (crossed: ReadonlyArray<number>) => Effect.Effect<void>
+    ) => Effect.Effect<void>)
+    | undefined
   /** Every value key's usage on `counter` (one policy's epoch and period). */
   readonly usage: (
     workspaceId: string,

@@ -119,8 +119,11 @@ export const settleAll = (
   claims: ReadonlyArray<Claim>,
   used: Metering.Tokens
 ): Effect.Effect<void> => {
-  return counters.settle(reservationId, settlementsOf(claims, used)).pipe(
-    Effect.flatMap((crossed) => crossed.length === 0 ? Effect.void : alerts(claims, crossed)),
+  const settlements = settlementsOf(claims, used)
+  const answered = (crossed: ReadonlyArray<number>) => crossed.length === 0 ? Effect.void : alerts(claims, crossed)
+  if (counters.settleSent !== undefined) return counters.settleSent(reservationId, settlements, answered)
+  return counters.settle(reservationId, settlements).pipe(
+    Effect.flatMap(answered),
     // the answer has gone out already: a settlement that cannot be written is logged, not answered
     Effect.catchTag("CounterStoreError", (error) => Effect.logError(`usage limits: cannot settle: ${error.message}`))
   )
