@@ -132,6 +132,8 @@ export class RatePolicies extends Context.Service<RatePolicies, {
   readonly archive: (workspaceId: string, id: string) => Effect.Effect<RatePolicy, Failure>
   /** The active policies of a workspace, for the stage; read afresh at most once a second. */
   readonly active: (workspaceId: string) => Effect.Effect<ReadonlyArray<RatePolicy>, GatewayError.InternalError>
+  /** What `active` answers while its last read is under a second old at `now`; `undefined` when it must read. */
+  readonly activeKept: (workspaceId: string, now: number) => ReadonlyArray<RatePolicy> | undefined
 }>()("@switchyard/usage-limits/RatePolicies") {
   static readonly layer: Layer.Layer<RatePolicies, never, SqlClient.SqlClient> = Layer.effect(
     RatePolicies,
@@ -167,7 +169,8 @@ export class RatePolicies extends Context.Service<RatePolicies, {
             })
           }),
         archive: store.archive,
-        active: store.active
+        active: store.active,
+        activeKept: store.activeKept
       })
     })
   )

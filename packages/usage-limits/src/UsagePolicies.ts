@@ -165,6 +165,8 @@ export class UsagePolicies extends Context.Service<UsagePolicies, {
   readonly reset: (workspaceId: string, id: string) => Effect.Effect<UsagePolicy, Failure>
   /** The active policies of a workspace, for the stage; read afresh at most once a second. */
   readonly active: (workspaceId: string) => Effect.Effect<ReadonlyArray<UsagePolicy>, GatewayError.InternalError>
+  /** What `active` answers while its last read is under a second old at `now`; `undefined` when it must read. */
+  readonly activeKept: (workspaceId: string, now: number) => ReadonlyArray<UsagePolicy> | undefined
 }>()("@switchyard/usage-limits/UsagePolicies") {
   static readonly layer: Layer.Layer<UsagePolicies, never, SqlClient.SqlClient> = Layer.effect(
     UsagePolicies,
@@ -219,7 +221,8 @@ export class UsagePolicies extends Context.Service<UsagePolicies, {
             const now = yield* Clock.currentTimeMillis
             return yield* store.write({ ...found, epoch: found.epoch + 1, resetAt: now, lastUpdatedAt: now })
           }),
-        active: store.active
+        active: store.active,
+        activeKept: store.activeKept
       })
     })
   )

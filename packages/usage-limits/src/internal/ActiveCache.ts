@@ -13,10 +13,16 @@ export class ActiveCache<A> {
    */
   get<E>(workspaceId: string, load: () => Effect.Effect<ReadonlyArray<A>, E>): Effect.Effect<ReadonlyArray<A>, E> {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const entry = this.#entries.get(workspaceId)
-      if (entry !== undefined && now - entry.at < ACTIVE_TTL_MS) return Effect.succeed(entry.value)
+      const kept = this.peek(workspaceId, now)
+      if (kept !== undefined) return Effect.succeed(kept)
       return Effect.tap(load(), (value) => Effect.sync(() => this.#entries.set(workspaceId, { at: now, value })))
     })
+  }
+
+  /** The kept policies while they are under a second old at `now`, without an effect; else `undefined`. */
+  peek(workspaceId: string, now: number): ReadonlyArray<A> | undefined {
+    const entry = this.#entries.get(workspaceId)
+    return entry !== undefined && now - entry.at < ACTIVE_TTL_MS ? entry.value : undefined
   }
 
   invalidate(workspaceId: string): void {

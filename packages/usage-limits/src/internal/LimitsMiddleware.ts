@@ -3,17 +3,17 @@
  * target, rate windows and usage counters asked at once, then the answer metered. Stores in this
  * process's memory take the fast path of `ImmediateLimits` instead, once their counters are read.
  */
-import { type Dispatch, GatewayError, type ProviderTarget } from "@switchyard/core"
+import { type Dispatch, GatewayError, type GatewayRequest, type ProviderTarget } from "@switchyard/core"
 import { Clock, Effect, Exit, Metric, Result } from "effect"
 import type { RateLimiter } from "effect/persistence"
 import * as Metering from "../Metering.ts"
 import * as RateLimits from "../RateLimits.ts"
-import type { RatePolicies } from "../RatePolicies.ts"
+import type { RatePolicies, RatePolicy } from "../RatePolicies.ts"
 import type * as StoredProviders from "../StoredProviders.ts"
 import type { CounterStoreError, UsageCounters } from "../UsageCounters.ts"
 import { UnpricedModel } from "../UsageLimitErrors.ts"
 import type { OnStoreError } from "../UsageLimits.ts"
-import type { UsagePolicies } from "../UsagePolicies.ts"
+import type { UsagePolicies, UsagePolicy } from "../UsagePolicies.ts"
 import { isCacheHit, metered, streamAsked, withHeaders, withStreamUsage } from "./AnswerMetering.ts"
 import { claimsOf, exceeded, factsOf, NOTHING, settleAll } from "./Claims.ts"
 import { immediately, type LocalStores } from "./ImmediateLimits.ts"
@@ -36,102 +36,114 @@ export interface Services {
 export const middleware =
   (target: ProviderTarget.ProviderTarget, services: Services): Dispatch.Middleware => (next) => {
     const { counters, onStoreError } = services
-    return (request) => {
+    /** The request under the workspace's active policies, once they are read. */
+    const limited = (
+      request: GatewayRequest.GatewayRequest,
+      active: ReadonlyArray<UsagePolicy>,
+      rates: ReadonlyArray<RatePolicy>,
+      now: number
+    ): ReturnType<Dispatch.Dispatch> => {
+      // the common case, no policy in the workspace, costs two map lookups
+      if (active.length === 0 && rates.length === 0) return next(request)
+      const local = services.local
+      // an `@slug` target's provider and prices are read from the store: the effectful way
+      if (local !== undefined && !target.provider.startsWith("@")) {
+        const answer = immediately(target, request, next, active, rates, local, now)
+        if (answer !== undefined) return answer
+      }
       const workspaceId = request.context.principal.workspaceId
-      return Effect.flatMap(
-        services.policies.active(workspaceId),
-        (active) =>
-          Effect.flatMap(services.rates.active(workspaceId), (rates) => {
-            // the common case, no policy in the workspace, costs two map lookups
-            if (active.length === 0 && rates.length === 0) return next(request)
-            const local = services.local
-            const slow = Effect.gen(function*() {
-              const stored = target.provider.startsWith("@")
-                ? yield* services.storedProviders.resolve(workspaceId, target)
-                : undefined
-              const facts = factsOf(target, request, stored?.provider ?? target.provider, stored?.virtualKeyId)
-              const planned = claimsOf(
-                active,
-                facts,
-                stored?.price,
-                request.endpoint,
-                request.body,
-                yield* Clock.currentTimeMillis
-              )
-              if (planned instanceof UnpricedModel) return yield* planned
-              const { bound, claims } = planned
-              const admit = rates.length === 0
-                ? Effect.succeed(RateLimits.nothing)
-                : RateLimits.admit(rates, facts, request.context, services.limiter, services.windows).pipe(
-                  Effect.tapError((error) =>
-                    error._tag === "RateLimited" ? Metric.update(rateRefusals, 1) : Effect.void
-                  ),
-                  Effect.catchTag(
-                    "WindowStoreError",
-                    (error) => Effect.as(storeUnreachable(error, onStoreError), RateLimits.nothing)
-                  )
-                )
-              const reserve = claims.length === 0
-                ? Effect.succeed({ counted: false as const })
-                : counters.reserve(claims.map((claim) => claim.reservation)).pipe(
-                  Effect.map((result) => ({ counted: true as const, result })),
-                  Effect.catchTag(
-                    "CounterStoreError",
-                    (error) => Effect.as(storeUnreachable(error, onStoreError), { counted: false as const })
-                  )
-                )
-              // both stores are asked at once: with Redis, one round trip instead of two
-              const [admitted, reserved] = yield* Effect.all([Effect.result(admit), reserve], {
-                concurrency: rates.length > 0 && claims.length > 0 ? 2 : 1
-              })
-              if (Result.isFailure(admitted)) {
-                // refused by a rate limit: what the usage limits took is given back
-                if (reserved.counted && reserved.result._tag === "Admitted") {
-                  yield* settleAll(counters, reserved.result.id, claims, NOTHING)
-                }
-                return yield* Effect.fail(admitted.failure)
-              }
-              const admission = admitted.success
-              if (reserved.counted && reserved.result._tag === "Refused") {
-                const refused = claims[reserved.result.index]
-                yield* Metric.update(refusals, 1)
-                if (refused !== undefined) return yield* exceeded(refused)
-              }
-              const settled = reserved.counted ? claims : []
-              const reservationId = reserved.counted && reserved.result._tag === "Admitted" ? reserved.result.id : ""
-              if (settled.length === 0 && !admission.countsTokens) {
-                return withHeaders(yield* next(request), admission.headers)
-              }
-              const settle = (used: Metering.Tokens) =>
-                Effect.andThen(
-                  settled.length === 0 ? Effect.void : settleAll(counters, reservationId, settled, used),
-                  admission.addTokens(Metering.totalOf(used))
-                )
-              const response = yield* next(withStreamUsage(request)).pipe(
-                Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
-              )
-              if (isCacheHit(response)) {
-                yield* settle(NOTHING)
-                return withHeaders(response, admission.headers)
-              }
-              if (response._tag === "Json") {
-                const body = response.body()
-                yield* settle(
-                  Metering.reportedUsage(body) ??
-                    { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
-                )
-                return withHeaders(response, admission.headers)
-              }
-              return withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers)
-            })
-            // an `@slug` target's provider and prices are read from the store: the effectful way
-            if (local === undefined || target.provider.startsWith("@")) return slow
-            return Effect.clockWith((clock) =>
-              immediately(target, request, next, active, rates, local, clock.currentTimeMillisUnsafe()) ?? slow
+      return Effect.gen(function*() {
+        const stored = target.provider.startsWith("@")
+          ? yield* services.storedProviders.resolve(workspaceId, target)
+          : undefined
+        const facts = factsOf(target, request, stored?.provider ?? target.provider, stored?.virtualKeyId)
+        const planned = claimsOf(
+          active,
+          facts,
+          stored?.price,
+          request.endpoint,
+          request.body,
+          yield* Clock.currentTimeMillis
+        )
+        if (planned instanceof UnpricedModel) return yield* planned
+        const { bound, claims } = planned
+        const admit = rates.length === 0
+          ? Effect.succeed(RateLimits.nothing)
+          : RateLimits.admit(rates, facts, request.context, services.limiter, services.windows).pipe(
+            Effect.tapError((error) => error._tag === "RateLimited" ? Metric.update(rateRefusals, 1) : Effect.void),
+            Effect.catchTag(
+              "WindowStoreError",
+              (error) => Effect.as(storeUnreachable(error, onStoreError), RateLimits.nothing)
             )
-          })
-      )
+          )
+        const reserve = claims.length === 0
+          ? Effect.succeed({ counted: false as const })
+          : counters.reserve(claims.map((claim) => claim.reservation)).pipe(
+            Effect.map((result) => ({ counted: true as const, result })),
+            Effect.catchTag(
+              "CounterStoreError",
+              (error) => Effect.as(storeUnreachable(error, onStoreError), { counted: false as const })
+            )
+          )
+        // both stores are asked at once: with Redis, one round trip instead of two
+        const [admitted, reserved] = yield* Effect.all([Effect.result(admit), reserve], {
+          concurrency: rates.length > 0 && claims.length > 0 ? 2 : 1
+        })
+        if (Result.isFailure(admitted)) {
+          // refused by a rate limit: what the usage limits took is given back
+          if (reserved.counted && reserved.result._tag === "Admitted") {
+            yield* settleAll(counters, reserved.result.id, claims, NOTHING)
+          }
+          return yield* Effect.fail(admitted.failure)
+        }
+        const admission = admitted.success
+        if (reserved.counted && reserved.result._tag === "Refused") {
+          const refused = claims[reserved.result.index]
+          yield* Metric.update(refusals, 1)
+          if (refused !== undefined) return yield* exceeded(refused)
+        }
+        const settled = reserved.counted ? claims : []
+        const reservationId = reserved.counted && reserved.result._tag === "Admitted" ? reserved.result.id : ""
+        if (settled.length === 0 && !admission.countsTokens) {
+          return withHeaders(yield* next(request), admission.headers)
+        }
+        const settle = (used: Metering.Tokens) =>
+          Effect.andThen(
+            settled.length === 0 ? Effect.void : settleAll(counters, reservationId, settled, used),
+            admission.addTokens(Metering.totalOf(used))
+          )
+        const response = yield* next(withStreamUsage(request)).pipe(
+          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
+        )
+        if (isCacheHit(response)) {
+          yield* settle(NOTHING)
+          return withHeaders(response, admission.headers)
+        }
+        if (response._tag === "Json") {
+          const body = response.body()
+          yield* settle(
+            Metering.reportedUsage(body) ??
+              { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
+          )
+          return withHeaders(response, admission.headers)
+        }
+        return withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers)
+      })
     }
+    return (request) =>
+      Effect.clockWith((clock) => {
+        const workspaceId = request.context.principal.workspaceId
+        const now = clock.currentTimeMillisUnsafe()
+        // policies read less than a second ago are at hand: no effect to get them
+        const active = services.policies.activeKept(workspaceId, now)
+        const rates = services.rates.activeKept(workspaceId, now)
+        if (active !== undefined && rates !== undefined) return limited(request, active, rates, now)
+        return Effect.flatMap(
+          services.policies.active(workspaceId),
+          (active) =>
+            Effect.flatMap(services.rates.active(workspaceId), (rates) => limited(request, active, rates, now))
+        )
+      })
   }
 
 const storeUnreachable = (

@@ -59,6 +59,8 @@ export interface PolicyStore<P extends StoredPolicy> {
   ) => Effect.Effect<P, GatewayError.NotFound | GatewayError.InternalError>
   /** The active policies of a workspace, for the stage; read afresh at most once a second. */
   readonly active: (workspaceId: string) => Effect.Effect<ReadonlyArray<P>, GatewayError.InternalError>
+  /** What `active` answers while its last read is under a second old at `now`; `undefined` when it must read. */
+  readonly activeKept: (workspaceId: string, now: number) => ReadonlyArray<P> | undefined
 }
 
 /** A database failure is logged and answered as a 500 naming the kind of policy. */
@@ -109,6 +111,7 @@ export const make = <P extends StoredPolicy>(sql: SqlClient.SqlClient, kind: Pol
         const found = yield* get(workspaceId, id, "active")
         return yield* write({ ...found, status: "archived", lastUpdatedAt: yield* Clock.currentTimeMillis })
       }),
-    active: (workspaceId) => cache.get(workspaceId, () => select(workspaceId, "active"))
+    active: (workspaceId) => cache.get(workspaceId, () => select(workspaceId, "active")),
+    activeKept: (workspaceId, now) => cache.peek(workspaceId, now)
   }
 }
