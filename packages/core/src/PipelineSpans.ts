@@ -7,7 +7,7 @@
  * With tracing off the compiler does not call these: nothing is wrapped.
  */
 import { Tracing } from "@switchyard/observability"
-import { Clock, Context, Effect, Exit, Option, Tracer } from "effect"
+import { Cause, Context, Effect, Exit, Option, Tracer } from "effect"
 import type { Dispatch, Middleware } from "./Dispatch.ts"
 import { operationNames } from "./Endpoint.ts"
 import { UpstreamStatus } from "./GatewayError.ts"
@@ -21,18 +21,21 @@ const stageSpanNames: Partial<Record<Phase, string>> = {
   cache: "cache lookup"
 }
 
-/** The stage spans: handing on ends one of them, never a span someone else made current. */
-const stageSpans = new WeakSet<Tracer.Span>()
+/**
+ * The span of the checking stage a request is in, until the stage hands it on. Not the parent
+ * span: nothing under a stage makes spans, and changing the parent span costs a rebuild of the
+ * fiber's service cache, where this key does not.
+ */
+const OpenStage = Context.Reference<Tracer.Span | undefined>("@switchyard/core/PipelineSpans/OpenStage", {
+  defaultValue: () => undefined
+})
 
-/** Ends the stage's span as it hands on; what follows is a sibling under the request's span. */
+/** Ends the stage's span as it hands on; what follows is its sibling under the request's span. */
 const handingOn = (next: Dispatch): Dispatch => (request) =>
   Effect.withFiber((fiber) => {
-    const current = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
-    if (current?._tag !== "Span" || !stageSpans.has(current)) return next(request)
-    current.end(fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(), Exit.void)
-    return Option.isSome(current.parent)
-      ? Effect.withParentSpan(next(request), current.parent.value, Tracing.noStackTrace)
-      : next(request)
+    const open = fiber.getRef(OpenStage)
+    if (open !== undefined) Tracing.endSpan(fiber, open, Exit.void)
+    return next(request)
   })
 
 /**
@@ -42,44 +45,49 @@ const handingOn = (next: Dispatch): Dispatch => (request) =>
 export const stage = (phase: Phase, path: string, middleware: Middleware): Middleware => {
   const name = stageSpanNames[phase]
   if (name === undefined) return middleware
-  const attributes = { "gateway.stage": phase, "gateway.target.path": path }
   return (next) => {
     const handOn = handingOn(next)
     const wrapped = middleware(handOn)
     if (wrapped === handOn) return next
     return (request) =>
-      Effect.useSpan(name, { attributes }, (span) => {
-        stageSpans.add(span)
-        return Effect.withParentSpan(wrapped(request), span, Tracing.noStackTrace)
+      Effect.withFiber((fiber) => {
+        const span = Tracing.startSpan(fiber, name, "internal")
+        span.attribute("gateway.stage", phase)
+        span.attribute("gateway.target.path", path)
+        // a stage that answers or refuses itself ends here (a span already ended stays as it was)
+        return Effect.onExit(Effect.provideService(wrapped(request), OpenStage, span), (exit) => {
+          Tracing.endSpan(fiber, span, exit)
+          return Effect.void
+        })
       })
   }
 }
 
 /**
  * One upstream attempt as a GenAI client span (`{operation} {model}`), with the provider, the
- * model asked for, the leaf's path and the status the provider answered.
+ * model asked for, the leaf's path and the status the provider answered. It is the parent span of
+ * the upstream call, whose W3C `traceparent` names it.
  */
-export const attempt = (provider: string, path: string, upstream: Dispatch): Dispatch => (request) => {
-  const operation = operationNames[request.endpoint]
-  const model = typeof request.body.model === "string" ? request.body.model : undefined
-  const attributes = {
-    "gen_ai.operation.name": operation,
-    "gen_ai.provider.name": provider,
-    "gen_ai.request.model": model,
-    "gateway.target.path": path
-  }
-  return Effect.useSpan(
-    model === undefined ? operation : `${operation} ${model}`,
-    { attributes, kind: "client" },
-    (span) =>
-      Effect.withParentSpan(upstream(request), span, Tracing.noStackTrace).pipe(
-        Effect.tap((response) => Effect.sync(() => span.attribute("http.response.status_code", response.status))),
-        Effect.tapError((error) =>
-          Effect.sync(() => {
-            if (error instanceof UpstreamStatus) span.attribute("http.response.status_code", error.status)
-            span.attribute("error.type", error._tag)
-          })
-        )
-      )
-  )
-}
+export const attempt = (provider: string, path: string, upstream: Dispatch): Dispatch => (request) =>
+  Effect.withFiber((fiber) => {
+    const operation = operationNames[request.endpoint]
+    const model = typeof request.body.model === "string" ? request.body.model : undefined
+    const span = Tracing.startSpan(fiber, model === undefined ? operation : `${operation} ${model}`, "client")
+    span.attribute("gen_ai.operation.name", operation)
+    span.attribute("gen_ai.provider.name", provider)
+    if (model !== undefined) span.attribute("gen_ai.request.model", model)
+    span.attribute("gateway.target.path", path)
+    return Effect.onExit(Effect.provideService(upstream(request), Tracer.ParentSpan, span), (exit) => {
+      if (Exit.isSuccess(exit)) {
+        span.attribute("http.response.status_code", exit.value.status)
+      } else {
+        const error = Cause.findErrorOption(exit.cause)
+        if (Option.isSome(error)) {
+          if (error.value instanceof UpstreamStatus) span.attribute("http.response.status_code", error.value.status)
+          span.attribute("error.type", error.value._tag)
+        }
+      }
+      Tracing.endSpan(fiber, span, exit)
+      return Effect.void
+    })
+  })

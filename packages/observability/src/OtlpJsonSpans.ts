@@ -1,5 +1,5 @@
 /**
- * A span recorder that writes each span as OTLP/JSON text when it ends, behind effect's `Tracer`
+ * A span recorder that writes each span as OTLP/JSON when it ends, behind effect's `Tracer`
  * interface, exporting through a bounded batch queue (`internal/SpanExporter`: OpenTelemetry's
  * queue size, batch size and schedule delay, retries, the flush at shutdown and on effect's
  * `OtlpExporter.Flusher`).
@@ -8,15 +8,15 @@
  * (the request span and one attempt), it cost about 80 µs of CPU a request against a budget of
  * 8 µs (README, "Traces"). Its span keeps attributes in a `Map`, turns each ended span into a tree of
  * small objects (one `{ key, value: { stringValue } }` per attribute), holds them until the batch
- * is sent, then `JSON.stringify` walks the whole batch at once. Here an ended span is one string,
- * written straight from its fields: nothing else is kept, and the batch is joined, not walked.
- * OTLP/protobuf keeps effect's `OtlpTracer`.
+ * is sent, then `JSON.stringify` walks the whole batch at once. Here an ended span is written
+ * straight from its fields as bytes into its batch's request body (`internal/JsonBytes`): nothing
+ * else is kept. OTLP/protobuf keeps effect's `OtlpTracer`.
  */
 import { Cause, type Context, type Duration, Effect, type Exit, Option, type Scope, Tracer } from "effect"
 import { Hex } from "effect/encoding"
 import { HttpBody, type HttpClient } from "effect/http"
 import { type OtlpExporter, OtlpResource } from "effect/observability"
-import * as SpanChunks from "./internal/SpanChunks.ts"
+import { fragment, type JsonBytes } from "./internal/JsonBytes.ts"
 import * as SpanExporter from "./internal/SpanExporter.ts"
 
 export interface Options {
@@ -31,39 +31,75 @@ export interface Options {
   readonly shutdownTimeout: Duration.Duration
 }
 
-/** OTLP's `Span.SpanKind` numbers. */
-const kinds: Record<Tracer.SpanKind, number> = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 }
-
 /** OTLP/JSON writes NaN and Infinity as strings, where JSON.stringify would write null. */
 const nonFiniteToString = (_key: string, value: unknown) =>
   typeof value === "number" && !Number.isFinite(value) ? String(value) : value
 
-const tail = Buffer.from("]}]}]}")
+/** One attribute's `AnyValue` as effect converts it, for the kinds `writeAttribute` does not write itself. */
+const valueJson = (value: unknown): string =>
+  JSON.stringify(OtlpResource.unknownToAttributeValue(value), nonFiniteToString)
 
-/** One attribute's `AnyValue`, the common kinds written directly, the rest as effect converts them. */
-const valueJson = (value: unknown): string => {
-  if (typeof value === "string") return `{"stringValue":${JSON.stringify(value)}}`
-  if (typeof value === "boolean") return value ? `{"boolValue":true}` : `{"boolValue":false}`
-  if (typeof value === "number" && Number.isSafeInteger(value)) return `{"intValue":${value}}`
-  return JSON.stringify(OtlpResource.unknownToAttributeValue(value), nonFiniteToString)
+/** OTLP's `Span.SpanKind` numbers, each with the fields around it. */
+const kindThenStart: Record<Tracer.SpanKind, Uint8Array> = {
+  internal: fragment(`","kind":1,"startTimeUnixNano":"`),
+  server: fragment(`","kind":2,"startTimeUnixNano":"`),
+  client: fragment(`","kind":3,"startTimeUnixNano":"`),
+  producer: fragment(`","kind":4,"startTimeUnixNano":"`),
+  consumer: fragment(`","kind":5,"startTimeUnixNano":"`)
 }
+const traceIdStart = fragment(`{"traceId":"`)
+const spanIdStart = fragment(`","spanId":"`)
+const parentSpanIdStart = fragment(`","parentSpanId":"`)
+const nameStart = fragment(`","name":"`)
+const endTimeStart = fragment(`","endTimeUnixNano":"`)
+const attributesStart = fragment(`","attributes":[`)
+const statusStart = fragment(`],"status":`)
+const statusOk = fragment(`{"code":1}`)
+const stringValue = fragment(`{"stringValue":"`)
+const stringValueEnd = fragment(`"}}`)
+const intValue = fragment(`{"intValue":`)
+const intValueEnd = fragment(`}}`)
+const trueValue = fragment(`{"boolValue":true}}`)
+const falseValue = fragment(`{"boolValue":false}}`)
+const interrupted = fragment(`{"key":"effect.fiber.interrupted","value":{"boolValue":true}}`)
+const COMMA = 0x2c
+const CLOSE = 0x7d
 
 /** `{"key":…,"value":` per attribute name: the names are few and the same on every span. */
-const keyFragments = new Map<string, string>()
-const keyFragment = (key: string): string => {
-  let fragment = keyFragments.get(key)
-  if (fragment === undefined) {
-    fragment = `{"key":${JSON.stringify(key)},"value":`
+const keyFragments = new Map<string, Uint8Array>()
+const keyFragment = (key: string): Uint8Array => {
+  let bytes = keyFragments.get(key)
+  if (bytes === undefined) {
+    bytes = fragment(`{"key":${JSON.stringify(key)},"value":`)
     // bounded: a name made per request (none of ours is) is written, not remembered
-    if (keyFragments.size < 1_000) keyFragments.set(key, fragment)
+    if (keyFragments.size < 1_000) keyFragments.set(key, bytes)
   }
-  return fragment
+  return bytes
+}
+
+/** One attribute, `{"key":…,"value":…}`: the common kinds written directly. */
+const writeAttribute = (out: JsonBytes, key: string, value: unknown): void => {
+  out.raw(keyFragment(key))
+  if (typeof value === "string") {
+    out.raw(stringValue)
+    out.chars(value)
+    out.raw(stringValueEnd)
+  } else if (typeof value === "number" && Number.isSafeInteger(value)) {
+    out.raw(intValue)
+    out.ascii(String(value))
+    out.raw(intValueEnd)
+  } else if (typeof value === "boolean") {
+    out.raw(value ? trueValue : falseValue)
+  } else {
+    out.json(valueJson(value))
+    out.byte(CLOSE)
+  }
 }
 
 const attributesJson = (entries: Iterable<readonly [string, unknown]>): string => {
   let json = ""
   for (const [key, value] of entries) {
-    json += `${json === "" ? "" : ","}${keyFragment(key)}${valueJson(value)}}`
+    json += `${json === "" ? "" : ","}{"key":${JSON.stringify(key)},"value":${valueJson(value)}}`
   }
   return json
 }
@@ -73,8 +109,12 @@ const eventJson = (name: string, time: bigint, attributes: Iterable<readonly [st
 
 type Event = readonly [name: string, time: bigint, attributes: Record<string, unknown> | undefined]
 
-/** A span recorded until it ends, then handed to `write` as its OTLP/JSON text when sampled. */
-class RecordedSpan implements Tracer.Span {
+/**
+ * A span recorded until it ends, then pushed to the exporter when sampled, which has it write
+ * itself into a batch. Its attributes are two arrays rather than a `Map` (a span has a dozen at
+ * most, and they are written once, in order).
+ */
+class RecordedSpan implements Tracer.Span, SpanExporter.Span {
   readonly _tag = "Span"
   readonly name: string
   readonly parent: Option.Option<Tracer.AnySpan>
@@ -85,31 +125,43 @@ class RecordedSpan implements Tracer.Span {
   readonly traceId: string
   readonly spanId: string = Hex.random(16)
   status: Tracer.SpanStatus
-  readonly attributes = new Map<string, unknown>()
+  private readonly keys: Array<string> = []
+  private readonly values: Array<unknown> = []
   private events: Array<Event> | undefined = undefined
-  private readonly write: (json: string) => void
+  private readonly exporter: Exporter
 
-  constructor(options: Parameters<Tracer.Tracer["span"]>[0], write: (json: string) => void) {
+  constructor(options: Parameters<Tracer.Tracer["span"]>[0], exporter: Exporter) {
     this.name = options.name
     this.parent = options.parent
     this.annotations = options.annotations
     this.links = options.links
     this.kind = options.kind
     this.sampled = options.sampled
-    this.write = write
+    this.exporter = exporter
     this.traceId = Option.isSome(options.parent) ? options.parent.value.traceId : Hex.random(32)
     this.status = { _tag: "Started", startTime: options.startTime }
   }
 
+  /** The attributes as effect's spans keep them (for a reader; the span itself never uses it). */
+  get attributes(): ReadonlyMap<string, unknown> {
+    return new Map(this.keys.map((key, i) => [key, this.values[i]]))
+  }
+
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
     if (this.status._tag === "Ended") return
-    const startTime = this.status.startTime
-    this.status = { _tag: "Ended", startTime, endTime, exit }
-    if (this.sampled) this.write(this.json(startTime, endTime, exit))
+    this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
+    if (this.sampled) this.exporter.push(this)
   }
 
   attribute(key: string, value: unknown): void {
-    if (this.status._tag === "Started") this.attributes.set(key, value)
+    if (this.status._tag !== "Started") return
+    const at = this.keys.indexOf(key)
+    if (at === -1) {
+      this.keys.push(key)
+      this.values.push(value)
+    } else {
+      this.values[at] = value
+    }
   }
 
   event(name: string, startTime: bigint, attributes?: Record<string, unknown>): void {
@@ -121,9 +173,39 @@ class RecordedSpan implements Tracer.Span {
     if (this.status._tag === "Started") this.links.push(...links)
   }
 
-  /** The span as effect's `OtlpTracer` writes it: status, exceptions and interruption alike. */
-  private json(startTime: bigint, endTime: bigint, exit: Exit.Exit<unknown, unknown>): string {
-    let attributes = attributesJson(this.attributes)
+  /** The ended span as effect's `OtlpTracer` writes it: status, exceptions and interruption alike. */
+  writeTo(out: JsonBytes): void {
+    if (this.status._tag !== "Ended") return
+    const { endTime, exit, startTime } = this.status
+    out.raw(traceIdStart)
+    out.chars(this.traceId.padStart(32, "0"))
+    out.raw(spanIdStart)
+    out.chars(this.spanId)
+    if (Option.isSome(this.parent)) {
+      out.raw(parentSpanIdStart)
+      out.chars(this.parent.value.spanId)
+    }
+    out.raw(nameStart)
+    out.chars(this.name)
+    out.raw(kindThenStart[this.kind])
+    out.ascii(String(startTime))
+    out.raw(endTimeStart)
+    out.ascii(String(endTime))
+    out.raw(attributesStart)
+    for (let i = 0; i < this.keys.length; i++) {
+      if (i > 0) out.byte(COMMA)
+      writeAttribute(out, this.keys[i] ?? "", this.values[i])
+    }
+    if (exit._tag === "Success" && this.events === undefined && this.links.length === 0) {
+      out.raw(statusStart)
+      out.raw(statusOk)
+      return out.byte(CLOSE)
+    }
+    this.writeRare(out, endTime, exit)
+  }
+
+  /** The rest of a span that failed, was interrupted, or has events or links: rare, so as text. */
+  private writeRare(out: JsonBytes, endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
     const events: Array<string> = []
     for (const [name, time, eventAttributes] of this.events ?? []) {
       events.push(eventJson(name, time, Object.entries(eventAttributes ?? {})))
@@ -132,7 +214,8 @@ class RecordedSpan implements Tracer.Span {
     if (exit._tag === "Failure") {
       if (Cause.hasInterruptsOnly(exit.cause)) {
         status = `{"code":0}`
-        attributes += `${attributes === "" ? "" : ","}{"key":"effect.fiber.interrupted","value":{"boolValue":true}}`
+        if (this.keys.length > 0) out.byte(COMMA)
+        out.raw(interrupted)
       } else {
         const errors = Cause.prettyErrors(exit.cause, { includeCauseInStack: true })
         if (errors[0] !== undefined) status = `{"code":2,"message":${JSON.stringify(errors[0].message)}}`
@@ -150,17 +233,17 @@ class RecordedSpan implements Tracer.Span {
         attributesJson(Object.entries(link.attributes))
       }]}`
     )
-    const parentSpanId = Option.isSome(this.parent) ? `"parentSpanId":"${this.parent.value.spanId}",` : ""
     // OTLP/JSON leaves out fields at their default (no events, no links, nothing dropped)
-    const more = (events.length === 0 ? "" : `,"events":[${events.join(",")}]`) +
-      (links.length === 0 ? "" : `,"links":[${links.join(",")}]`)
-    return `{"traceId":"${this.traceId.padStart(32, "0")}","spanId":"${this.spanId}",${parentSpanId}"name":${
-      JSON.stringify(this.name)
-    },"kind":${
-      kinds[this.kind]
-    },"startTimeUnixNano":"${startTime}","endTimeUnixNano":"${endTime}","attributes":[${attributes}],"status":${status}${more}}`
+    out.raw(statusStart)
+    out.json(
+      status + (events.length === 0 ? "" : `,"events":[${events.join(",")}]`) +
+        (links.length === 0 ? "" : `,"links":[${links.join(",")}]`)
+    )
+    out.byte(CLOSE)
   }
 }
+
+type Exporter = { readonly push: (span: SpanExporter.Span) => void }
 
 /**
  * A tracer whose sampled spans are exported as OTLP/JSON to `options.url` in batches from a
@@ -172,7 +255,7 @@ export const make = (
   Effect.gen(function*() {
     const resource = yield* OtlpResource.fromConfig(options.resource)
     const scope = { name: "@switchyard/observability" }
-    const head = Buffer.from(
+    const head = fragment(
       `{"resourceSpans":[{"resource":${JSON.stringify(resource)},"scopeSpans":[{"scope":${
         JSON.stringify(scope)
       },"spans":[`
@@ -184,12 +267,12 @@ export const make = (
       scheduleDelay: options.exportInterval,
       maxBatchSize: options.maxBatchSize,
       maxQueueSize: options.maxQueueSize,
-      body: (spans) => HttpBody.uint8Array(SpanChunks.joined(head, spans, tail), "application/json"),
+      head,
+      tail: fragment("]}]}]}"),
+      body: (bytes) => HttpBody.uint8Array(bytes, "application/json"),
       shutdownTimeout: options.shutdownTimeout
     })
-    const text = SpanChunks.writer()
-    const write = (json: string) => exporter.push(text(json))
     return Tracer.make({
-      span: (span) => new RecordedSpan(span, write)
+      span: (span) => new RecordedSpan(span, exporter)
     })
   })

@@ -10,7 +10,7 @@
  * when a pipeline or an edge is built, from {@link Enabled}: with tracing off the request path
  * runs exactly as if this module did not exist.
  */
-import { type Clock, Context, Exit, Layer, Option, Tracer } from "effect"
+import { Clock, Context, Exit, type Fiber, Layer, Option, Tracer } from "effect"
 
 /**
  * On when the spans go somewhere (`OtlpTraces.layer` sets it); read when a pipeline or an edge is
@@ -105,6 +105,36 @@ export const startServerSpan = (
     sampled: isSampled(sampler, parent)
   })
 }
+
+/**
+ * Starts a span under the fiber's current span (the request's), as `Effect.useSpan` would, but
+ * without its machinery: the caller ends it, and provides it as the parent of what runs under it
+ * only if anything must see it (the W3C `traceparent` sent upstream names an attempt's span).
+ *
+ * Why: each `useSpan` and `withParentSpan` changed the fiber's context twice, and each change of
+ * the parent span rebuilt the fiber's cache of services; with the span's own options and
+ * finalizer that was a third of tracing's CPU and garbage on the chat path (README, "Traces").
+ */
+export const startSpan = (fiber: Fiber.Fiber<unknown, unknown>, name: string, kind: Tracer.SpanKind): Tracer.Span => {
+  const parent = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+  return fiber.getRef(Tracer.Tracer).span({
+    name,
+    parent: Option.fromUndefinedOr(parent),
+    annotations: Context.empty(),
+    links: [],
+    startTime: fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(),
+    kind,
+    root: parent === undefined,
+    sampled: parent?.sampled ?? true
+  })
+}
+
+/** Ends a span started by {@link startSpan} with how what it covers ended. */
+export const endSpan = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  span: Tracer.Span,
+  exit: Exit.Exit<unknown, unknown>
+): void => span.end(fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(), exit)
 
 /** A server answer at or over 500 is an error, as OpenTelemetry's HTTP conventions say; a 4xx is not. */
 class ServerError extends Error {

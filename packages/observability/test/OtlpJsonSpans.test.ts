@@ -170,6 +170,19 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       assert.deepStrictEqual(attributesOf(named("non-finite")?.attributes ?? [])["n"], { doubleValue: "NaN" })
     }))
 
+  it.effect("keeps the last value of an attribute set twice, as effect's spans do", () =>
+    Effect.gen(function*() {
+      const { spans } = yield* exported(
+        512,
+        Effect.void.pipe(
+          Effect.tap(() => Effect.annotateCurrentSpan("status", 503)),
+          Effect.tap(() => Effect.annotateCurrentSpan("status", 200)),
+          Effect.withSpan("twice", { attributes: { status: 0 } })
+        )
+      )
+      assert.deepStrictEqual(spans[0]?.attributes, [{ key: "status", value: { intValue: 200 } }])
+    }))
+
   it.effect("sends a full batch at once, every span of it whole", () =>
     Effect.gen(function*() {
       const names = Array.from({ length: 25 }, (_, i) => `span ${i} ✓`)

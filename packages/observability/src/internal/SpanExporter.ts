@@ -8,10 +8,14 @@
  * Why not effect's `OtlpExporter`, which the protobuf path keeps: its buffer has no bound, and it
  * forks an export per full batch, so a slow collector gathers exports in flight, each holding its
  * spans, for as long as the export timeout lets it.
+ *
+ * A span is written into its batch's request body as it is pushed (`JsonBytes`), so a waiting
+ * span holds no object of its own and an export copies nothing: the body is the batch's buffer.
  */
 import { Cause, Duration, Effect, Fiber, Latch, Metric, Schedule, Scope, Semaphore } from "effect"
 import { type HttpBody, HttpClient, HttpClientRequest } from "effect/http"
 import { OtlpExporter } from "effect/observability"
+import { JsonBytes } from "./JsonBytes.ts"
 
 export interface Options {
   readonly url: string
@@ -22,9 +26,26 @@ export interface Options {
   readonly maxQueueSize: number
   /** How long the last export at shutdown may take. */
   readonly shutdownTimeout: Duration.Duration
-  /** The request body of a batch of spans. */
-  readonly body: (spans: ReadonlyArray<Uint8Array>) => HttpBody.HttpBody
+  /** What every request body starts with, before its spans (separated by commas)... */
+  readonly head: Uint8Array
+  /** ...and ends with. */
+  readonly tail: Uint8Array
+  /** The request body of a batch's bytes (head, spans, tail). */
+  readonly body: (bytes: Uint8Array) => HttpBody.HttpBody
 }
+
+/** An ended span, which writes itself into its batch's body. */
+export interface Span {
+  readonly writeTo: (out: JsonBytes) => void
+}
+
+/** Spans written into one request body. */
+interface Batch {
+  readonly out: JsonBytes
+  count: number
+}
+
+const COMMA = 0x2c
 
 /** `gateway_spans_dropped_total` by reason: the queue was full, or the batch's export failed. */
 export const droppedSpans = (reason: "queue_full" | "export_failed") =>
@@ -34,11 +55,11 @@ export const droppedSpans = (reason: "queue_full" | "export_failed") =>
     incremental: true
   })
 
-/** A queue of ended spans' bytes, exported in batches; `push` never blocks and never fails. */
+/** A queue of ended spans, exported in batches; `push` never blocks and never fails. */
 export const make = (
   options: Options
 ): Effect.Effect<
-  { readonly push: (span: Uint8Array) => void },
+  { readonly push: (span: Span) => void },
   never,
   HttpClient.HttpClient | OtlpExporter.Flusher | Scope.Scope
 > =>
@@ -58,33 +79,68 @@ export const make = (
       headers: { ...options.headers, "user-agent": "switchyard-otlp-exporter" }
     })
 
-    let queue: Array<Uint8Array> = []
+    /** Full batches waiting, oldest first; then the one being filled. */
+    const full: Array<Batch> = []
+    let filling: Batch | undefined = undefined
+    /** Spans waiting, in both. */
+    let waiting = 0
+    // a batch's buffer starts at the size the last full one needed, so it is rarely grown
+    let capacity = options.head.length + options.tail.length + 1024 * Math.min(maxBatchSize, 64)
     const batchWaiting = Latch.makeUnsafe(false)
     const oneExport = Semaphore.makeUnsafe(1)
 
-    const push = (span: Uint8Array): void => {
-      if (queue.length >= options.maxQueueSize) return droppedFull.updateUnsafe(1, context)
-      queue.push(span)
-      if (queue.length === maxBatchSize) batchWaiting.openUnsafe()
+    const seal = (batch: Batch): void => {
+      batch.out.raw(options.tail)
+      if (batch.count === maxBatchSize) capacity = Math.max(capacity, batch.out.length + (batch.out.length >> 3))
+    }
+
+    const push = (span: Span): void => {
+      if (waiting >= options.maxQueueSize) return droppedFull.updateUnsafe(1, context)
+      if (filling === undefined) {
+        filling = { out: new JsonBytes(capacity), count: 0 }
+        filling.out.raw(options.head)
+      } else {
+        filling.out.byte(COMMA)
+      }
+      span.writeTo(filling.out)
+      filling.count++
+      waiting++
+      if (filling.count === maxBatchSize) {
+        seal(filling)
+        full.push(filling)
+        filling = undefined
+        batchWaiting.openUnsafe()
+      }
+    }
+
+    /** The oldest full batch, else the one being filled, however few it holds. */
+    const take = (): Batch | undefined => {
+      let batch = full.shift()
+      if (batch === undefined && filling !== undefined) {
+        batch = filling
+        filling = undefined
+        seal(batch)
+      }
+      if (full.length === 0) batchWaiting.closeUnsafe()
+      if (batch !== undefined) waiting -= batch.count
+      return batch
     }
 
     /** One batch off the front of the queue, exported; a failure drops and counts it. */
     const exportBatch = Effect.suspend(() => {
-      const batch = queue.length <= maxBatchSize ? queue : queue.slice(0, maxBatchSize)
-      queue = queue.length <= maxBatchSize ? [] : queue.slice(maxBatchSize)
-      if (queue.length < maxBatchSize) batchWaiting.closeUnsafe()
-      if (batch.length === 0) return Effect.void
-      const withBody = HttpClientRequest.setBody(request, options.body(batch))
+      const batch = take()
+      if (batch === undefined) return Effect.void
+      const withBody = HttpClientRequest.setBody(request, options.body(batch.out.written()))
       const sent = options.compression === "gzip"
         ? Effect.flatMap(HttpClientRequest.compressBody(withBody, "gzip"), client.execute)
         : client.execute(withBody)
       return sent.pipe(
         Effect.flatMap((response) => Effect.ignore(response.arrayBuffer)),
         Effect.withTracerEnabled(false),
-        Effect.onInterrupt(() => Effect.sync(() => droppedFailed.updateUnsafe(batch.length, context))),
+        Effect.onInterrupt(() => Effect.sync(() => droppedFailed.updateUnsafe(batch.count, context))),
         Effect.catchCause((cause) => {
-          droppedFailed.updateUnsafe(batch.length, context)
-          return Effect.logDebug(`traces: ${batch.length} spans dropped, their export failed`, Cause.squash(cause))
+          droppedFailed.updateUnsafe(batch.count, context)
+          return Effect.logDebug(`traces: ${batch.count} spans dropped, their export failed`, Cause.squash(cause))
         })
       )
     })
@@ -92,7 +148,7 @@ export const make = (
     /** Exports batches while any span waits (`all`), or while a full batch waits. */
     const drain = (all: boolean) =>
       Effect.whileLoop({
-        while: () => all ? queue.length > 0 : queue.length >= maxBatchSize,
+        while: () => all ? waiting > 0 : full.length > 0,
         body: () => exportBatch,
         step: () => {}
       })
@@ -113,7 +169,7 @@ export const make = (
       oneExport.withPermits(1)(Effect.andThen(Fiber.interrupt(loopFiber), drain(true))).pipe(
         Effect.timeoutOrElse({
           duration: options.shutdownTimeout,
-          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(queue.length, context))
+          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(waiting, context))
         })
       )
     )
