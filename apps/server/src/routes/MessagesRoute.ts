@@ -13,7 +13,7 @@
  * `Authorization` as the provider's key (`x-gateway-provider`).
  */
 import type { Authenticator } from "@switchyard/auth"
-import { Gateway, GatewayError, type ProviderRegistry, RequestContext } from "@switchyard/core"
+import { Gateway, GatewayError, type GatewayResponse, type ProviderRegistry, RequestContext } from "@switchyard/core"
 import {
   ChatToMessage,
   MessagesError,
@@ -51,38 +51,28 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
       const headers = withGatewayKey(headerRecord(request))
       const traceId = access.traceId
       access.endpoint = "chat.completions"
-      const answered = Effect.gen(function*() {
-        const principal = yield* admit(headers)
+      // a chain rather than a generator, as in InferenceRoute: less garbage on every request
+      const answered = Effect.flatMap(admit(headers), (principal) => {
         access.apiKeyId = principal.keyId
         access.workspaceId = principal.workspaceId
-        const raw = yield* readJsonObject(request)
-        const decoded = MessagesRequest.decode(raw)
-        if (Result.isFailure(decoded)) return yield* invalid(decoded.failure)
-        const body = decoded.success
-        access.model = body.model
-        if (body.stream === true) access.stream = true
-        const receivedAt = Date.now()
-        access.receivedAt = receivedAt
-        const chat = MessagesToChat.toChatRequest(body)
-        // an Anthropic target is sent the client's own body while the pipeline leaves the conversation be
-        const native = { format: "messages", body: raw, messages: chat.messages }
-        const answer = yield* TranslatedRequest.run(gateway, access, { headers, principal, receivedAt, chat, native })
-        if (answer._tag === "Stream") {
-          const estimate = { estimatedInputTokens: TokenEstimate.inputTokens(body), model: body.model }
-          return yield* writeStream(response, answer.headers, answer.chunks, estimate, access)
-        }
-        const completion = answer.body()
-        AccessLine.noteUsage(access, completion)
-        AccessLine.noteResponseModel(access, completion)
-        const message = ChatToMessage.toMessage(completion)
-        if (message === undefined) {
-          return yield* new GatewayError.UpstreamUnreachable({
-            provider: access.provider ?? "upstream",
-            message: "answered with a body that is not a chat completion"
+        return Effect.flatMap(readJsonObject(request), (raw) => {
+          const decoded = MessagesRequest.decode(raw)
+          if (Result.isFailure(decoded)) return Effect.fail(invalid(decoded.failure))
+          const body = decoded.success
+          access.model = body.model
+          if (body.stream === true) access.stream = true
+          const receivedAt = Date.now()
+          access.receivedAt = receivedAt
+          const chat = MessagesToChat.toChatRequest(body)
+          // an Anthropic target is sent the client's own body while the pipeline leaves the conversation be
+          const native = { format: "messages", body: raw, messages: chat.messages }
+          const run = TranslatedRequest.run(gateway, access, { headers, principal, receivedAt, chat, native })
+          return Effect.flatMap(run, (answer) => {
+            if (answer._tag === "Json") return writeMessage(response, answer, access)
+            const estimate = { estimatedInputTokens: TokenEstimate.inputTokens(body), model: body.model }
+            return writeStream(response, answer.headers, answer.chunks, estimate, access)
           })
-        }
-        const written: Record<string, string | number> = { ...answer.headers, [Edge.TRACE_HEADER]: traceId }
-        Edge.writeJson(response, answer.status, written, JSON.stringify(message))
+        })
       })
       return answered.pipe(
         Effect.catchCause((cause) => writeCause(response, cause, access)),
@@ -151,6 +141,29 @@ export const withGatewayKey = (headers: Readonly<Record<string, string>>): Reado
   if (token === undefined) return headers
   const { authorization: _, ...rest } = headers
   return { ...rest, [RequestContext.Headers.apiKey]: token }
+}
+
+/** A complete chat answer written as a Message, its usage and model noted on the access line. */
+const writeMessage = (
+  response: ServerResponse,
+  answer: GatewayResponse.JsonResponse,
+  access: AccessLine.Details
+): Effect.Effect<void, GatewayError.GatewayError> => {
+  const completion = answer.body()
+  AccessLine.noteUsage(access, completion)
+  AccessLine.noteResponseModel(access, completion)
+  const message = ChatToMessage.toMessage(completion)
+  if (message === undefined) {
+    return Effect.fail(
+      new GatewayError.UpstreamUnreachable({
+        provider: access.provider ?? "upstream",
+        message: "answered with a body that is not a chat completion"
+      })
+    )
+  }
+  const written: Record<string, string | number> = { ...answer.headers, [Edge.TRACE_HEADER]: access.traceId }
+  Edge.writeJson(response, answer.status, written, JSON.stringify(message))
+  return Effect.void
 }
 
 const writeStream = (

@@ -31,24 +31,29 @@ export const run = (
   access: AccessLine.Details,
   request: TranslatedRequest
 ): Effect.Effect<GatewayResponse.GatewayResponse, GatewayError.GatewayError> =>
-  Effect.gen(function*() {
-    const context = yield* RequestContext.make({
+  // a chain rather than a generator, as in InferenceRoute: less garbage on every request
+  Effect.flatMap(
+    RequestContext.make({
       traceId: access.traceId,
       headers: withReasoning(request.headers),
       principal: request.principal,
       receivedAt: request.receivedAt,
       notes: access
-    })
-    access.metadata = context.metadata
-    const answer = yield* gateway.handle({
-      endpoint: "chat.completions",
-      body: request.chat,
-      context,
-      native: request.native
-    })
-    AccessLine.noteAnswer(access, answer.headers)
-    return answer
-  })
+    }),
+    (context) => {
+      access.metadata = context.metadata
+      const answer = gateway.handle({
+        endpoint: "chat.completions",
+        body: request.chat,
+        context,
+        native: request.native
+      })
+      return Effect.map(answer, (answer) => {
+        AccessLine.noteAnswer(access, answer.headers)
+        return answer
+      })
+    }
+  )
 
 /**
  * Reasoning reaches the chat format only where a target is not held to strict vendor compliance
