@@ -55,9 +55,7 @@ const endTimeStart = fragment(`","endTimeUnixNano":"`)
 const attributesStart = fragment(`","attributes":[`)
 const statusStart = fragment(`],"status":`)
 const statusOk = fragment(`{"code":1}`)
-const stringValue = fragment(`{"stringValue":"`)
 const stringValueEnd = fragment(`"}}`)
-const intValue = fragment(`{"intValue":`)
 const intValueEnd = fragment(`}}`)
 const trueValue = fragment(`{"boolValue":true}}`)
 const falseValue = fragment(`{"boolValue":false}}`)
@@ -65,32 +63,47 @@ const interrupted = fragment(`{"key":"effect.fiber.interrupted","value":{"boolVa
 const COMMA = 0x2c
 const CLOSE = 0x7d
 
-/** `{"key":…,"value":` per attribute name: the names are few and the same on every span. */
-const keyFragments = new Map<string, Uint8Array>()
-const keyFragment = (key: string): Uint8Array => {
-  let bytes = keyFragments.get(key)
+/**
+ * Per attribute name (the names are few and the same on every span): `{"key":…,"value":`, alone
+ * and with the start of a string value and of an integer one (one copy for both, not two).
+ */
+interface KeyBytes {
+  readonly key: Uint8Array
+  readonly stringKey: Uint8Array
+  readonly intKey: Uint8Array
+}
+const keys = new Map<string, KeyBytes>()
+const keyBytes = (key: string): KeyBytes => {
+  let bytes = keys.get(key)
   if (bytes === undefined) {
-    bytes = fragment(`{"key":${JSON.stringify(key)},"value":`)
+    const start = `{"key":${JSON.stringify(key)},"value":`
+    bytes = {
+      key: fragment(start),
+      stringKey: fragment(`${start}{"stringValue":"`),
+      intKey: fragment(`${start}{"intValue":`)
+    }
     // bounded: a name made per request (none of ours is) is written, not remembered
-    if (keyFragments.size < 1_000) keyFragments.set(key, bytes)
+    if (keys.size < 1_000) keys.set(key, bytes)
   }
   return bytes
 }
 
 /** One attribute, `{"key":…,"value":…}`: the common kinds written directly. */
 const writeAttribute = (out: JsonBytes, key: string, value: unknown): void => {
-  out.raw(keyFragment(key))
+  const bytes = keyBytes(key)
   if (typeof value === "string") {
-    out.raw(stringValue)
+    out.raw(bytes.stringKey)
     out.chars(value)
     out.raw(stringValueEnd)
   } else if (typeof value === "number" && Number.isSafeInteger(value)) {
-    out.raw(intValue)
+    out.raw(bytes.intKey)
     out.ascii(String(value))
     out.raw(intValueEnd)
   } else if (typeof value === "boolean") {
+    out.raw(bytes.key)
     out.raw(value ? trueValue : falseValue)
   } else {
+    out.raw(bytes.key)
     out.json(valueJson(value))
     out.byte(CLOSE)
   }

@@ -170,6 +170,33 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       assert.deepStrictEqual(attributesOf(named("non-finite")?.attributes ?? [])["n"], { doubleValue: "NaN" })
     }))
 
+  it.effect("writes any text as JSON does: escapes, non-ASCII, lone surrogates, and a value larger than a batch's buffer", () =>
+    Effect.gen(function*() {
+      const texts = [
+        "quote \" and \\ back",
+        "line\nbreak\t\u0001",
+        "naïve ✓ 模型 😀",
+        "lone \ud800 half",
+        "y".repeat(200_000)
+      ]
+      const { spans } = yield* exported(
+        512,
+        Effect.forEach(
+          texts,
+          (text, i) => Effect.void.pipe(Effect.withSpan(`${i} ${text}`, { attributes: { text } })),
+          {
+            discard: true
+          }
+        )
+      )
+      // a lone surrogate is escaped (\ud800), so the collector reads back the very text
+      assert.deepStrictEqual(spans.map((span) => span.name), texts.map((text, i) => `${i} ${text}`))
+      assert.deepStrictEqual(
+        spans.map((span) => attributesOf(span.attributes)["text"]),
+        texts.map((text) => ({ stringValue: text }))
+      )
+    }))
+
   it.effect("keeps the last value of an attribute set twice, as effect's spans do", () =>
     Effect.gen(function*() {
       const { spans } = yield* exported(
