@@ -238,6 +238,28 @@ describe("the request log over HTTP", () => {
     expect(Array.isArray(chunks)).toBe(true)
     expect(chunks[0]).toMatchObject({ object: "chat.completion.chunk" })
 
+    // a Messages request keeps the client's own body and the Message it was answered; its stream, the chunks
+    const messagesBody = { model: "gpt-4o-mini", max_tokens: 32, messages: [{ role: "user", content: "keep me too" }] }
+    const messages = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${withBodies.baseUrl}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-gateway-api-key": GatewayProcess.ADMIN_KEY, ...viaFake() },
+        body: JSON.stringify(body)
+      })
+      expect(response.status).toBe(200)
+      await response.text()
+      return response.headers.get("x-gateway-trace-id") ?? ""
+    }
+    const message = await recordOf(await messages(messagesBody), withBodies)
+    expect(message.request_body).toEqual(messagesBody)
+    expect(message.response_body).toMatchObject({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "text", text: "echo: keep me too" }]
+    })
+    const messageChunks = (await recordOf(await messages({ ...messagesBody, stream: true }), withBodies)).response_body
+    expect(messageChunks[0]).toMatchObject({ object: "chat.completion.chunk" })
+
     // a body past the cap is kept as the text of its first 65,536 characters
     const long = "x".repeat(70_000)
     const cut = await chat({ target: withBodies, body: { messages: [{ role: "user", content: long }] } })

@@ -32,6 +32,7 @@ import * as Edge from "../http/Edge.ts"
 import { jsonObjectReader } from "../http/NodeBody.ts"
 import type { NodeHandler } from "../http/NodeEdge.ts"
 import * as NodeResponse from "../http/NodeResponse.ts"
+import * as RequestRecord from "../http/RequestRecord.ts"
 import { headerRecord, type InferenceRouteOptions } from "./InferenceRoute.ts"
 import * as ProviderTokenCount from "./ProviderTokenCount.ts"
 import * as TranslatedRequest from "./TranslatedRequest.ts"
@@ -61,6 +62,8 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
           const body = decoded.success
           access.model = body.model
           if (body.stream === true) access.stream = true
+          // the edge asks for bodies only when the request log keeps them
+          if (access.bodies !== undefined) access.bodies.request = raw
           const receivedAt = Date.now()
           access.receivedAt = receivedAt
           const chat = MessagesToChat.toChatRequest(body)
@@ -161,6 +164,7 @@ const writeMessage = (
       })
     )
   }
+  if (access.bodies !== undefined) access.bodies.response = message
   const written: Record<string, string | number> = { ...answer.headers, [Edge.TRACE_HEADER]: access.traceId }
   Edge.writeJson(response, answer.status, written, JSON.stringify(message))
   return Effect.void
@@ -185,6 +189,8 @@ const writeStream = (
     access.firstChunkAt ??= performance.now()
     AccessLine.noteUsage(access, chunk)
     AccessLine.noteResponseModel(access, chunk)
+    // the request log keeps what the provider streamed, in the pipeline's format (as for Responses)
+    if (access.bodies !== undefined) RequestRecord.keepChunk(access.bodies, chunk)
     return chunk
   })
   const errorBody = (cause: Cause.Cause<GatewayError.GatewayError>) =>
