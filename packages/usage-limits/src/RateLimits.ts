@@ -122,62 +122,76 @@ export const admit = (
   limiter: RateLimiter.RateLimiter,
   store: RateLimiter.RateLimiterStore["Service"]
 ): Effect.Effect<Admission, RateLimited | WindowStoreError> =>
-  Effect.gen(function*() {
+  // a chain rather than a generator: a generator suspended on a Redis round trip outlives young-generation GCs
+  Effect.suspend(() => {
     const trio = new Trio()
     const tokenWindows: Array<{ readonly key: string; readonly refillRate: Duration.Duration }> = []
     const firstCount = !counted.has(context)
-    for (const policy of policies) {
-      if (!Matching.matches(policy.conditions, facts)) continue
-      const valueKey = Matching.valueKey(policy.groupBy, facts)
-      const key = windowKey(policy, valueKey)
-      const window = windowOf(policy.unit)
-      if (policy.type === "requests") {
-        if (!firstCount) continue
-        const taken = yield* limiter.consume({
-          key,
-          limit: policy.value,
-          window,
-          algorithm: "fixed-window",
-          onExceeded: "fail"
-        }).pipe(
-          Effect.catchTag("RateLimiterError", (error): Effect.Effect<never, RateLimited | WindowStoreError> =>
-            error.reason._tag === "RateLimitExceeded"
-              ? Effect.fail(refusal(policy, valueKey, Duration.toMillis(error.reason.retryAfter)))
-              : Effect.fail(storeError(error)))
+    /** The policies from `from` on, one window at a time, in order. */
+    const check = (from: number): Effect.Effect<Admission, RateLimited | WindowStoreError> => {
+      for (let index = from; index < policies.length; index++) {
+        const policy = policies[index]
+        if (policy === undefined || !Matching.matches(policy.conditions, facts)) continue
+        const valueKey = Matching.valueKey(policy.groupBy, facts)
+        const key = windowKey(policy, valueKey)
+        const window = windowOf(policy.unit)
+        if (policy.type === "requests") {
+          if (!firstCount) continue
+          const consumed = limiter.consume({
+            key,
+            limit: policy.value,
+            window,
+            algorithm: "fixed-window",
+            onExceeded: "fail"
+          }).pipe(
+            Effect.catchTag("RateLimiterError", (error): Effect.Effect<never, RateLimited | WindowStoreError> =>
+              error.reason._tag === "RateLimitExceeded"
+                ? Effect.fail(refusal(policy, valueKey, Duration.toMillis(error.reason.retryAfter)))
+                : Effect.fail(storeError(error)))
+          )
+          return Effect.flatMap(consumed, (taken) => {
+            trio.note("requests", policy.value, taken.remaining, Duration.toMillis(taken.resetAfter))
+            return check(index + 1)
+          })
+        }
+        const refillRate = Duration.divideUnsafe(window, policy.value)
+        // a look without taking: admitted while the window holds fewer tokens than `value`
+        const looked = store.fixedWindow({ key, tokens: 0, refillRate, limit: policy.value - 0.5 }).pipe(
+          Effect.mapError(storeError)
         )
-        trio.note("requests", policy.value, taken.remaining, Duration.toMillis(taken.resetAfter))
-        continue
+        return Effect.flatMap(looked, ([count, ttl]) => {
+          if (count >= policy.value) {
+            return Effect.fail(refusal(policy, valueKey, ttl))
+          }
+          trio.note("tokens", policy.value, Math.max(0, Math.floor(policy.value - count)), ttl)
+          tokenWindows.push({ key, refillRate })
+          return check(index + 1)
+        })
       }
-      const refillRate = Duration.divideUnsafe(window, policy.value)
-      // a look without taking: admitted while the window holds fewer tokens than `value`
-      const [count, ttl] = yield* store.fixedWindow({ key, tokens: 0, refillRate, limit: policy.value - 0.5 }).pipe(
-        Effect.mapError(storeError)
-      )
-      if (count >= policy.value) {
-        return yield* refusal(policy, valueKey, ttl)
+      return Effect.succeed(admission())
+    }
+    const admission = (): Admission => {
+      if (firstCount && trio.counts("requests")) {
+        counted.add(context)
       }
-      trio.note("tokens", policy.value, Math.max(0, Math.floor(policy.value - count)), ttl)
-      tokenWindows.push({ key, refillRate })
-    }
-    if (firstCount && trio.counts("requests")) {
-      counted.add(context)
-    }
-    if (tokenWindows.length === 0) {
-      return { headers: trio.headers, countsTokens: false, addTokens: noTokens }
-    }
-    const addTokens = (tokens: number): Effect.Effect<void> =>
-      tokens <= 0 ? Effect.void : Effect.forEach(
-        tokenWindows,
-        (window) =>
-          store.fixedWindow({ key: window.key, tokens, refillRate: window.refillRate, limit: undefined }),
-        { discard: true }
-      ).pipe(
-        // the answer has gone out already: tokens that cannot be added are logged, not answered
-        Effect.catch((error) =>
-          Effect.logError(`rate limits: cannot add tokens: ${error.message}`)
+      if (tokenWindows.length === 0) {
+        return { headers: trio.headers, countsTokens: false, addTokens: noTokens }
+      }
+      const addTokens = (tokens: number): Effect.Effect<void> =>
+        tokens <= 0 ? Effect.void : Effect.forEach(
+          tokenWindows,
+          (window) =>
+            store.fixedWindow({ key: window.key, tokens, refillRate: window.refillRate, limit: undefined }),
+          { discard: true }
+        ).pipe(
+          // the answer has gone out already: tokens that cannot be added are logged, not answered
+          Effect.catch((error) =>
+            Effect.logError(`rate limits: cannot add tokens: ${error.message}`)
+          )
         )
-      )
-    return { headers: trio.headers, countsTokens: true, addTokens }
+      return { headers: trio.headers, countsTokens: true, addTokens }
+    }
+    return check(0)
   })
 
 /**

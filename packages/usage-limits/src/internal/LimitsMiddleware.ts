@@ -4,13 +4,13 @@
  * process's memory take the fast path of `ImmediateLimits` instead, once their counters are read.
  */
 import { type Dispatch, GatewayError, type GatewayRequest, type ProviderTarget } from "@switchyard/core"
-import { Clock, Effect, Exit, Metric, Result } from "effect"
+import { Effect, Exit, Metric, Result } from "effect"
 import type { RateLimiter } from "effect/persistence"
 import * as Metering from "../Metering.ts"
 import * as RateLimits from "../RateLimits.ts"
 import type { RatePolicies, RatePolicy } from "../RatePolicies.ts"
 import type * as StoredProviders from "../StoredProviders.ts"
-import type { CounterStoreError, UsageCounters } from "../UsageCounters.ts"
+import type { CounterStoreError, ReserveResult, UsageCounters } from "../UsageCounters.ts"
 import { UnpricedModel } from "../UsageLimitErrors.ts"
 import type { OnStoreError } from "../UsageLimits.ts"
 import type { UsagePolicies, UsagePolicy } from "../UsagePolicies.ts"
@@ -18,6 +18,15 @@ import { isCacheHit, metered, streamAsked, withHeaders, withStreamUsage } from "
 import { claimsOf, exceeded, factsOf, NOTHING, settleAll } from "./Claims.ts"
 import { immediately, type LocalStores } from "./ImmediateLimits.ts"
 import { rateRefusals, refusals, storeMisses } from "./LimitMetrics.ts"
+
+/** What the usage counters answered a request's reservations; not counted when there were none, or the store was out (`open`). */
+type Reserved =
+  | { readonly counted: false }
+  | { readonly counted: true; readonly result: ReserveResult }
+
+const NOT_COUNTED: Reserved = { counted: false }
+
+type Planned = Exclude<ReturnType<typeof claimsOf>, UnpricedModel>
 
 /** What the stage reads its policies and counts from. */
 export interface Services {
@@ -52,21 +61,16 @@ export const middleware =
         if (answer !== undefined) return answer
       }
       const workspaceId = request.context.principal.workspaceId
-      return Effect.gen(function*() {
-        const stored = target.provider.startsWith("@")
-          ? yield* services.storedProviders.resolve(workspaceId, target)
-          : undefined
+      const stored = target.provider.startsWith("@")
+        ? services.storedProviders.resolve(workspaceId, target)
+        : Effect.succeed(undefined)
+      // chains rather than a generator: one suspended across the store's round trip and the provider's
+      // answer outlives young-generation GCs (in Redis mode, most of the GC helpers' time)
+      return Effect.flatMap(stored, (stored) => {
         const facts = factsOf(target, request, stored?.provider ?? target.provider, stored?.virtualKeyId)
-        const planned = claimsOf(
-          active,
-          facts,
-          stored?.price,
-          request.endpoint,
-          request.body,
-          yield* Clock.currentTimeMillis
-        )
-        if (planned instanceof UnpricedModel) return yield* planned
-        const { bound, claims } = planned
+        const planned = claimsOf(active, facts, stored?.price, request.endpoint, request.body, now)
+        if (planned instanceof UnpricedModel) return Effect.fail(planned)
+        const { claims } = planned
         const admit = rates.length === 0
           ? Effect.succeed(RateLimits.nothing)
           : RateLimits.admit(rates, facts, request.context, services.limiter, services.windows).pipe(
@@ -77,57 +81,68 @@ export const middleware =
             )
           )
         const reserve = claims.length === 0
-          ? Effect.succeed({ counted: false as const })
+          ? Effect.succeed(NOT_COUNTED)
           : counters.reserve(claims.map((claim) => claim.reservation)).pipe(
-            Effect.map((result) => ({ counted: true as const, result })),
+            Effect.map((result): Reserved => ({ counted: true, result })),
             Effect.catchTag(
               "CounterStoreError",
-              (error) => Effect.as(storeUnreachable(error, onStoreError), { counted: false as const })
+              (error) => Effect.as(storeUnreachable(error, onStoreError), NOT_COUNTED)
             )
           )
         // both stores are asked at once: with Redis, one round trip instead of two
-        const [admitted, reserved] = yield* Effect.all([Effect.result(admit), reserve], {
+        const asked = Effect.all([Effect.result(admit), reserve], {
           concurrency: rates.length > 0 && claims.length > 0 ? 2 : 1
         })
-        if (Result.isFailure(admitted)) {
-          // refused by a rate limit: what the usage limits took is given back
-          if (reserved.counted && reserved.result._tag === "Admitted") {
-            yield* settleAll(counters, reserved.result.id, claims, NOTHING)
+        return Effect.flatMap(asked, ([admitted, reserved]) => {
+          if (Result.isFailure(admitted)) {
+            // refused by a rate limit: what the usage limits took is given back
+            const refused = Effect.fail(admitted.failure)
+            return reserved.counted && reserved.result._tag === "Admitted"
+              ? Effect.andThen(settleAll(counters, reserved.result.id, claims, NOTHING), refused)
+              : refused
           }
-          return yield* Effect.fail(admitted.failure)
-        }
-        const admission = admitted.success
-        if (reserved.counted && reserved.result._tag === "Refused") {
-          const refused = claims[reserved.result.index]
-          yield* Metric.update(refusals, 1)
-          if (refused !== undefined) return yield* exceeded(refused)
-        }
-        const settled = reserved.counted ? claims : []
-        const reservationId = reserved.counted && reserved.result._tag === "Admitted" ? reserved.result.id : ""
-        if (settled.length === 0 && !admission.countsTokens) {
-          return withHeaders(yield* next(request), admission.headers)
-        }
-        const settle = (used: Metering.Tokens) =>
-          Effect.andThen(
-            settled.length === 0 ? Effect.void : settleAll(counters, reservationId, settled, used),
-            admission.addTokens(Metering.totalOf(used))
-          )
-        const response = yield* next(withStreamUsage(request)).pipe(
-          Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
+          if (reserved.counted && reserved.result._tag === "Refused") {
+            const refused = claims[reserved.result.index]
+            return Effect.andThen(
+              Metric.update(refusals, 1),
+              refused === undefined
+                ? forward(request, planned, admitted.success, reserved)
+                : Effect.fail(exceeded(refused))
+            )
+          }
+          return forward(request, planned, admitted.success, reserved)
+        })
+      })
+    }
+    /** An admitted request: on to the provider, then its reservations and token windows settle to what it used. */
+    const forward = (
+      request: GatewayRequest.GatewayRequest,
+      { bound, claims }: Planned,
+      admission: RateLimits.Admission,
+      reserved: Reserved
+    ): ReturnType<Dispatch.Dispatch> => {
+      const settled = reserved.counted ? claims : []
+      const reservationId = reserved.counted && reserved.result._tag === "Admitted" ? reserved.result.id : ""
+      if (settled.length === 0 && !admission.countsTokens) {
+        return Effect.map(next(request), (response) => withHeaders(response, admission.headers))
+      }
+      const settle = (used: Metering.Tokens) =>
+        Effect.andThen(
+          settled.length === 0 ? Effect.void : settleAll(counters, reservationId, settled, used),
+          admission.addTokens(Metering.totalOf(used))
         )
-        if (isCacheHit(response)) {
-          yield* settle(NOTHING)
-          return withHeaders(response, admission.headers)
-        }
+      const answered = next(withStreamUsage(request)).pipe(
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
+      )
+      return Effect.flatMap(answered, (response) => {
+        if (isCacheHit(response)) return Effect.as(settle(NOTHING), withHeaders(response, admission.headers))
         if (response._tag === "Json") {
           const body = response.body()
-          yield* settle(
-            Metering.reportedUsage(body) ??
-              { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
-          )
-          return withHeaders(response, admission.headers)
+          const used = Metering.reportedUsage(body) ??
+            { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
+          return Effect.as(settle(used), withHeaders(response, admission.headers))
         }
-        return withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers)
+        return Effect.succeed(withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers))
       })
     }
     return (request) =>
