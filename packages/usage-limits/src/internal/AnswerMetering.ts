@@ -2,9 +2,10 @@
  * What the stage does to a leaf's answer: tells a cache hit (which costs nothing), adds the rate
  * limit headers, asks a stream for its usage and follows it to the stream's end.
  */
-import { type GatewayRequest, GatewayResponse } from "@switchyard/core"
-import { Effect, Stream } from "effect"
+import { type Dispatch, type GatewayRequest, GatewayResponse } from "@switchyard/core"
+import { Effect, Exit, Stream } from "effect"
 import * as Metering from "../Metering.ts"
+import { NOTHING } from "./Claims.ts"
 
 /** Answered by the cache middleware inside this stage; a hit calls no provider and costs nothing. */
 const CACHE_STATUS_HEADER = "x-gateway-cache-status"
@@ -65,3 +66,29 @@ export const metered = (
   )
   return { ...response, chunks }
 }
+
+/**
+ * An admitted request on to the provider, its answer with the rate-limit `headers`; `settle` runs
+ * once with what the request used: a JSON answer's reported usage (or a bound from its text), a
+ * stream's at its end, nothing for a failure or a cache hit.
+ */
+export const settledAnswer = (
+  next: Dispatch.Dispatch,
+  request: GatewayRequest.GatewayRequest,
+  bound: Metering.Tokens,
+  headers: Readonly<Record<string, string>>,
+  settle: (used: Metering.Tokens) => Effect.Effect<void>
+): ReturnType<Dispatch.Dispatch> =>
+  Effect.flatMap(
+    Effect.onExit(next(withStreamUsage(request)), (exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING)),
+    (response) => {
+      if (isCacheHit(response)) return Effect.as(settle(NOTHING), withHeaders(response, headers))
+      if (response._tag === "Json") {
+        const body = response.body()
+        const used = Metering.reportedUsage(body) ??
+          { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
+        return Effect.as(settle(used), withHeaders(response, headers))
+      }
+      return Effect.succeed(withHeaders(metered(response, streamAsked(request), bound, settle), headers))
+    }
+  )

@@ -1,5 +1,5 @@
 import type { Dispatch, GatewayRequest, ProviderTarget } from "@switchyard/core"
-import { Effect, Exit, Metric } from "effect"
+import { Effect, Metric } from "effect"
 import type * as LocalWindows from "../LocalWindows.ts"
 import * as Metering from "../Metering.ts"
 import * as RateLimits from "../RateLimits.ts"
@@ -7,7 +7,7 @@ import type { RatePolicy } from "../RatePolicies.ts"
 import type { ImmediateCounters } from "../UsageCounters.ts"
 import { UnpricedModel } from "../UsageLimitErrors.ts"
 import type { UsagePolicy } from "../UsagePolicies.ts"
-import { isCacheHit, metered, streamAsked, withHeaders, withStreamUsage } from "./AnswerMetering.ts"
+import { settledAnswer, withHeaders } from "./AnswerMetering.ts"
 import { alerts, claimsOf, exceeded, factsOf, NOTHING, settlementsOf } from "./Claims.ts"
 import { rateRefusals, refusals } from "./LimitMetrics.ts"
 
@@ -58,17 +58,5 @@ export const immediately = (
       admission.addTokensAt(Metering.totalOf(used), clock.currentTimeMillisUnsafe())
       return crossed.length === 0 ? Effect.void : alerts(claims, crossed)
     })
-  return Effect.flatMap(
-    Effect.onExit(next(withStreamUsage(request)), (exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING)),
-    (response) => {
-      if (isCacheHit(response)) return Effect.as(settle(NOTHING), withHeaders(response, admission.headers))
-      if (response._tag === "Json") {
-        const body = response.body()
-        const used = Metering.reportedUsage(body) ??
-          { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
-        return Effect.as(settle(used), withHeaders(response, admission.headers))
-      }
-      return Effect.succeed(withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers))
-    }
-  )
+  return settledAnswer(next, request, bound, admission.headers, settle)
 }

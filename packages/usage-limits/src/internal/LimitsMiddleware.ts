@@ -4,7 +4,7 @@
  * process's memory take the fast path of `ImmediateLimits` instead, once their counters are read.
  */
 import { type Dispatch, GatewayError, type GatewayRequest, type ProviderTarget } from "@switchyard/core"
-import { Effect, Exit, Metric, Result } from "effect"
+import { Effect, Metric, Result } from "effect"
 import type { RateLimiter } from "effect/persistence"
 import * as Metering from "../Metering.ts"
 import * as RateLimits from "../RateLimits.ts"
@@ -14,7 +14,7 @@ import type { CounterStoreError, ReserveResult, UsageCounters } from "../UsageCo
 import { UnpricedModel } from "../UsageLimitErrors.ts"
 import type { OnStoreError } from "../UsageLimits.ts"
 import type { UsagePolicies, UsagePolicy } from "../UsagePolicies.ts"
-import { isCacheHit, metered, streamAsked, withHeaders, withStreamUsage } from "./AnswerMetering.ts"
+import { settledAnswer, withHeaders } from "./AnswerMetering.ts"
 import { claimsOf, exceeded, factsOf, NOTHING, settleAll } from "./Claims.ts"
 import { immediately, type LocalStores } from "./ImmediateLimits.ts"
 import { rateRefusals, refusals, storeMisses } from "./LimitMetrics.ts"
@@ -131,19 +131,7 @@ export const middleware =
           settled.length === 0 ? Effect.void : settleAll(counters, reservationId, settled, used),
           admission.addTokens(Metering.totalOf(used))
         )
-      const answered = next(withStreamUsage(request)).pipe(
-        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : settle(NOTHING))
-      )
-      return Effect.flatMap(answered, (response) => {
-        if (isCacheHit(response)) return Effect.as(settle(NOTHING), withHeaders(response, admission.headers))
-        if (response._tag === "Json") {
-          const body = response.body()
-          const used = Metering.reportedUsage(body) ??
-            { promptTokens: bound.promptTokens, completionTokens: Metering.textBytes(body) }
-          return Effect.as(settle(used), withHeaders(response, admission.headers))
-        }
-        return Effect.succeed(withHeaders(metered(response, streamAsked(request), bound, settle), admission.headers))
-      })
+      return settledAnswer(next, request, bound, admission.headers, settle)
     }
     return (request) =>
       Effect.clockWith((clock) => {
