@@ -11,27 +11,10 @@ import { TestDatabase } from "@switchyard/storage/testing"
 import { Context, Effect, Exit, Fiber, Latch, Layer, Metric, Scope } from "effect"
 import { SqlError } from "effect/sql"
 import { TestClock } from "effect/testing"
+import { entry as logEntry } from "./support/LogEntries.ts"
 
-const entry = (traceId: string, receivedAt = 0): LogRecord.Entry => ({
-  traceId,
-  workspaceId: "ws-1",
-  apiKeyId: "key-1",
-  receivedAt,
-  route: "POST /v1/chat/completions",
-  endpoint: "chat.completions",
-  status: 200,
-  stream: false,
-  provider: "openai",
-  model: "gpt-4o-mini",
-  targetPath: "config",
-  usage: { inputTokens: 1, outputTokens: 2 },
-  costUsd: 0.000001,
-  latencyMs: 12.5,
-  firstTokenMs: undefined,
-  cacheStatus: undefined,
-  retries: 0,
-  metadata: {}
-})
+/** The support's chat completion entry, received at `receivedAt` (the TestClock's start unless told). */
+const entry = (traceId: string, receivedAt = 0): LogRecord.Entry => logEntry(traceId, { receivedAt })
 
 /** A store whose writes are kept in `written`, or stall forever, or fail. */
 const storeThat = (behaviour: "writes" | "stalls" | "fails") => {

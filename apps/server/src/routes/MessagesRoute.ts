@@ -60,12 +60,7 @@ export const create = (options: InferenceRouteOptions): Effect.Effect<NodeHandle
           const decoded = MessagesRequest.decode(raw)
           if (Result.isFailure(decoded)) return Effect.fail(invalid(decoded.failure))
           const body = decoded.success
-          access.model = body.model
-          if (body.stream === true) access.stream = true
-          // the edge asks for bodies only when the request log keeps them
-          if (access.bodies !== undefined) access.bodies.request = raw
-          const receivedAt = Date.now()
-          access.receivedAt = receivedAt
+          const receivedAt = TranslatedRequest.noteDecoded(access, raw, body)
           const chat = MessagesToChat.toChatRequest(body)
           // an Anthropic target is sent the client's own body while the pipeline leaves the conversation be
           const native = { format: "messages", body: raw, messages: chat.messages }

@@ -64,12 +64,7 @@ export const make = (
         const decoded = ResponsesRequest.decode(raw)
         if (Result.isFailure(decoded)) return yield* invalid(decoded.failure)
         const body = decoded.success
-        access.model = body.model
-        if (body.stream === true) access.stream = true
-        // the edge asks for bodies only when the request log keeps them
-        if (access.bodies !== undefined) access.bodies.request = raw
-        const receivedAt = Date.now()
-        access.receivedAt = receivedAt
+        const receivedAt = TranslatedRequest.noteDecoded(access, raw, body)
         const conversation = yield* Conversation.expand(store, principal.workspaceId, body)
         const chat = ChatRequest.toChat(body, conversation.items, conversation.inputOffset)
         if (Result.isFailure(chat)) return yield* invalid(chat.failure)

@@ -25,6 +25,24 @@ export interface TranslatedRequest {
   readonly native: GatewayRequest.NativeRequest
 }
 
+/**
+ * Notes a decoded client request on the access line (its model, whether it streams, its body when
+ * the request log keeps bodies) and answers when it was received, as `run` takes it.
+ */
+export const noteDecoded = (
+  access: AccessLine.Details,
+  raw: GatewayRequest.JsonObject,
+  body: { readonly model: string; readonly stream?: boolean | null | undefined }
+): number => {
+  access.model = body.model
+  if (body.stream === true) access.stream = true
+  // the edge asks for bodies only when the request log keeps them
+  if (access.bodies !== undefined) access.bodies.request = raw
+  const receivedAt = Date.now()
+  access.receivedAt = receivedAt
+  return receivedAt
+}
+
 /** The translated request's answer from the pipeline, its context and answer noted on the access line. */
 export const run = (
   gateway: Gateway.Gateway["Service"],
