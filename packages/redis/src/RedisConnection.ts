@@ -1,19 +1,19 @@
 /**
- * A Redis connection for a store on the request path. Each command is written to Redis's socket as
- * it is sent, within the send (ioredis writes at once): Redis applies one connection's commands in
- * the order they arrive, so whatever this process sends afterwards, on any connection, meets them
- * applied. (node-redis, which this replaced, wrote a run's commands on the next `setImmediate`; a
- * settlement that must reach Redis before the answer waited for that turn, and a limited request
- * at one connection answered ~50 µs later. Holding a run's commands for one write instead of one
- * each measured slower still.) Commands are never queued while the connection is down: they fail
- * at once, and the client reconnects in the background, with backoff, for as long as it lives.
- * Building it does not wait for Redis to come up, so a gateway starts during an outage.
+ * A Redis connection for a store on the request path. While no command awaits its answer, each
+ * command is written to Redis's socket within its send; while answers are outstanding, a turn of
+ * the event loop's commands are written together at its end (see internal/TurnWrites.ts). Redis
+ * applies one connection's commands in the order they arrive, so whatever this process sends once
+ * a command is written, on any connection, meets it applied ({@link written}). Commands are never
+ * queued while the connection is down: they fail at once, and the client reconnects in the
+ * background, with backoff, for as long as it lives. Building it does not wait for Redis to come
+ * up, so a gateway starts during an outage.
  *
  * It only sends commands (and scripts): it neither subscribes nor reserves connections.
  */
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { Redis } from "effect/persistence"
 import { Redis as IoRedis, ReplyError } from "ioredis"
+import * as TurnWrites from "./internal/TurnWrites.ts"
 
 /** How long building waits for the first connection before going on without it. */
 export const STARTUP_WAIT = Duration.seconds(1)
@@ -34,6 +34,29 @@ const reconnectDelay = (retries: number): number =>
  *   RedisConnection.isReply(error.cause) ? undefined : error.cause
  */
 export const isReply = (cause: unknown): boolean => cause instanceof ReplyError
+
+/**
+ * Completes once the commands sent so far on connections of {@link layer} are written to Redis's
+ * socket, without waiting for their answers: at once on a connection that had none outstanding
+ * (it wrote them within their sends), else when the current turn of the event loop ends. Redis
+ * applies one connection's commands in the order they arrive, so whatever this process sends
+ * afterwards meets them applied: a settlement written before an answer is met by the client's next
+ * request, on this replica or another.
+ *
+ * @example
+ * import { RedisConnection } from "@switchyard/redis"
+ * import { Effect, FiberSet } from "effect"
+ * import { Redis } from "effect/persistence"
+ *
+ * // INCR is on its way (its answer is awaited in the background) before the next step runs
+ * const sent = Effect.gen(function*() {
+ *   const redis = yield* Redis.Redis
+ *   const run = yield* FiberSet.makeRuntime()
+ *   run(redis.send("INCR", "visits"))
+ *   yield* RedisConnection.written
+ * })
+ */
+export const written: Effect.Effect<void> = TurnWrites.written
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
@@ -103,13 +126,17 @@ export const layer = (
         if (lastError === undefined) return new Error(`not connected to Redis (${client.status})`)
         return isReply(lastError) ? new Error(`not connected: ${describe(lastError)}`) : lastError
       }
+      const turns = TurnWrites.make(() => client.commandQueue.length)
       // checked when the command runs, not when its effect is built: a store may build one effect
       // (its PING probe) and run it many times
       const send = <A = unknown>(command: string, ...args: ReadonlyArray<string>) =>
         Effect.suspend(() =>
           client.status === "ready"
             ? Effect.tryPromise({
-              try: () => client.call(command, ...args) as Promise<A>,
+              try: () => {
+                turns.beforeSend(client.stream)
+                return client.call(command, ...args) as Promise<A>
+              },
               catch: (cause) => new Redis.RedisError({ cause })
             })
             : Effect.fail(new Redis.RedisError({ cause: offline() }))

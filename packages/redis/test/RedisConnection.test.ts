@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { RedisServer } from "@switchyard/fake-providers"
 import { RedisConnection } from "@switchyard/redis"
-import { Context, Duration, Effect, Fiber, Layer, Queue, Redacted, Schedule } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Option, Queue, Redacted, Schedule } from "effect"
 import { Redis } from "effect/persistence"
 
 /** The spec's bound on a store call while Redis is unreachable. */
@@ -108,7 +108,7 @@ describe("RedisConnection", () => {
       assert.include(String((yield* Effect.flip(redis.reserve)).cause), "does not reserve connections")
     }).pipe(Effect.scoped))
 
-  it.live("a command is on Redis's socket once sent, before Redis answers, ahead of any later command", () =>
+  it.live("`written` completes once what was sent is on Redis's socket, before Redis answers, ahead of later commands", () =>
     Effect.gen(function*() {
       const server = yield* redisServer()
       const redis = yield* connectionTo(server.url)
@@ -116,15 +116,25 @@ describe("RedisConnection", () => {
       assert.strictEqual(yield* redis.send<string>("PING"), "PONG")
       assert.strictEqual(yield* other.send<string>("PING"), "PONG")
 
-      // a stopped Redis answers nothing: the INCR's fiber runs up to its send, and waits
+      // a stopped Redis answers nothing
       server.pause()
+      // idle (no answer outstanding): written within the send
       const increment = yield* Effect.forkChild(redis.send<number>("INCR", "visits"), { startImmediately: true })
+      // a later turn, with the INCR's answer outstanding: held until the turn ends
+      yield* Effect.sleep("1 millis")
+      const set = yield* Effect.forkChild(redis.send<string>("SET", "seen", "yes"), { startImmediately: true })
+      const sent = yield* timed(Effect.timeoutOption(RedisConnection.written, "1 second"))
+      assert.isTrue(Option.isSome(sent.value), "written waited for an answer")
       assert.isUndefined(increment.pollUnsafe(), "the answer cannot have come from a stopped Redis")
+      assert.isUndefined(set.pollUnsafe(), "the answer cannot have come from a stopped Redis")
 
-      // sent afterwards, on another connection, with nothing in between: Redis applies the INCR first
-      const read = yield* Effect.forkChild(other.send<string>("GET", "visits"), { startImmediately: true })
+      // sent after `written`, on another connection: Redis applies the INCR and the SET first
+      const read = yield* Effect.forkChild(other.send<ReadonlyArray<string>>("MGET", "visits", "seen"), {
+        startImmediately: true
+      })
       server.resume()
       assert.strictEqual(yield* Fiber.join(increment), 1)
-      assert.strictEqual(yield* Fiber.join(read), "1")
+      assert.strictEqual(yield* Fiber.join(set), "OK")
+      assert.deepStrictEqual(yield* Fiber.join(read), ["1", "yes"])
     }).pipe(Effect.scoped))
 })

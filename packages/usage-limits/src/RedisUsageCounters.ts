@@ -297,20 +297,22 @@ export const layerStore = (
           }),
         settle: settleNow,
         settleSent: (id, settlements, answered) =>
-          Effect.sync(() => {
-            // in the layer's fibers: a request that ends or is interrupted does not cut its settlement
-            // short. The fiber runs at once up to its send, and the connection writes a command as it
-            // is sent: when this returns, the settlement is on Redis's socket
-            runInBackground(
-              settleNow(id, settlements).pipe(
-                Effect.flatMap(answered),
-                Effect.catchTag(
-                  "CounterStoreError",
-                  (error) => Effect.logError(`usage limits: cannot settle: ${error.message}`)
+          Effect.andThen(
+            Effect.sync(() => {
+              // in the layer's fibers: a request that ends or is interrupted does not cut its settlement
+              // short; the fiber runs at once up to its send
+              runInBackground(
+                settleNow(id, settlements).pipe(
+                  Effect.flatMap(answered),
+                  Effect.catchTag(
+                    "CounterStoreError",
+                    (error) => Effect.logError(`usage limits: cannot settle: ${error.message}`)
+                  )
                 )
               )
-            )
-          }),
+            }),
+            RedisConnection.written
+          ),
         usage: (workspaceId, counter) =>
           guarded(redis.send<unknown>("HGETALL", counterKey(prefix, workspaceId, counter))).pipe(
             Effect.flatMap((answer) =>
