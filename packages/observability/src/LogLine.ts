@@ -21,9 +21,31 @@ export interface LogEvent {
 
 export const format = (event: LogEvent, as: LogFormat): string => as === "json" ? json(event) : pretty(event)
 
+/**
+ * `Date#toISOString`, with the text up to the second made once a second: formatting the whole
+ * date took a third of an access line's time, and a busy gateway writes thousands a second.
+ */
+const isoTime = (() => {
+  let headSecond = Number.NaN
+  let head = ""
+  return (time: Date): string => {
+    const ms = time.getTime()
+    const start = Math.floor(ms / 1000) * 1000
+    if (start !== headSecond) {
+      // throws for an invalid date, as toISOString does
+      const text = time.toISOString()
+      headSecond = start
+      // everything up to the milliseconds: "2026-11-25T02:43:35."
+      head = text.slice(0, text.length - 4)
+    }
+    const millis = ms - start
+    return `${head}${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}Z`
+  }
+})()
+
 const json = (event: LogEvent): string => {
   const record: Record<string, unknown> = {
-    time: event.time.toISOString(),
+    time: isoTime(event.time),
     level: event.level,
     msg: event.message
   }
@@ -52,7 +74,7 @@ const prettyValue = (value: unknown): string => {
 const levelLabels: Readonly<Record<Level, string>> = { debug: "DEBUG", info: "INFO ", warn: "WARN ", error: "ERROR" }
 
 const pretty = (event: LogEvent): string => {
-  let line = `${event.time.toISOString()} ${levelLabels[event.level]} ${event.message}`
+  let line = `${isoTime(event.time)} ${levelLabels[event.level]} ${event.message}`
   for (const name in event.fields) {
     const value = event.fields[name]
     if (value !== undefined) line += ` ${name}=${prettyValue(value)}`
