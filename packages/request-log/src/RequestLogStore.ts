@@ -60,11 +60,10 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         return RequestLogStore.of({
           ...store,
           write: (entries) => {
-            const rows = entries.map((entry) => LogRecord.toRow(newId(), entry))
-            const first = rows[0]
-            if (first === undefined) return Effect.void
-            const columns = Object.keys(first) as Array<keyof typeof first>
-            return writer.write(columns, rows.map((row) => columns.map((column) => row[column])))
+            if (entries.length === 0) return Effect.void
+            const values: Array<LogRecord.ColumnValue> = []
+            for (const entry of entries) LogRecord.appendRow(values, newId(), entry)
+            return writer.write(LogRecord.COLUMNS, values)
           }
         })
       })

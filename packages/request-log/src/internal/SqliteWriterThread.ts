@@ -6,39 +6,42 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { parentPort, workerData } from "node:worker_threads"
 
-/** Rows per INSERT: far below SQLite's limit of bound parameters. */
-const ROWS_PER_INSERT = 100
-
 interface Batch {
   readonly id: number
   readonly columns: ReadonlyArray<string>
-  readonly rows: ReadonlyArray<ReadonlyArray<string | number | null>>
+  /** The rows' values one after another, each row's in the order of `columns`. */
+  readonly values: ReadonlyArray<string | number | null>
 }
 
 const { busyTimeoutMillis, filename } = workerData as { readonly filename: string; readonly busyTimeoutMillis: number }
 const db = new DatabaseSync(filename)
 db.exec(`PRAGMA busy_timeout = ${busyTimeoutMillis}`)
+// under WAL (the gateway's connection sets it), NORMAL syncs the log at checkpoints rather than at
+// every commit: the database stays consistent through a crash or a power loss, which may at most
+// take the last batches written with it (a request log's, not an answer's). Without WAL it would
+// not be safe, so it is only asked for under WAL.
+if (db.prepare("PRAGMA journal_mode").get()?.journal_mode === "wal") db.exec("PRAGMA synchronous = NORMAL")
 
+// one row an INSERT, bound row by row: cheaper for the thread than one statement of 100 rows,
+// whose 2,300 values were spread into a single call
 const inserts = new Map<string, StatementSync>()
-const insertOf = (columns: ReadonlyArray<string>, rows: number): StatementSync => {
-  const key = `${columns.join(",")}|${rows}`
+const insertOf = (columns: ReadonlyArray<string>): StatementSync => {
+  const key = columns.join(",")
   let statement = inserts.get(key)
   if (statement === undefined) {
-    const row = `(${columns.map(() => "?").join(", ")})`
-    statement = db.prepare(
-      `INSERT INTO request_logs (${columns.join(", ")}) VALUES ${Array.from({ length: rows }, () => row).join(", ")}`
-    )
+    statement = db.prepare(`INSERT INTO request_logs (${key}) VALUES (${columns.map(() => "?").join(", ")})`)
     inserts.set(key, statement)
   }
   return statement
 }
 
 const write = (batch: Batch): void => {
+  const insert = insertOf(batch.columns)
+  const width = batch.columns.length
   db.exec("BEGIN IMMEDIATE")
   try {
-    for (let start = 0; start < batch.rows.length; start += ROWS_PER_INSERT) {
-      const chunk = batch.rows.slice(start, start + ROWS_PER_INSERT)
-      insertOf(batch.columns, chunk.length).run(...chunk.flat())
+    for (let start = 0; start < batch.values.length; start += width) {
+      insert.run(...batch.values.slice(start, start + width))
     }
     db.exec("COMMIT")
   } catch (cause) {
