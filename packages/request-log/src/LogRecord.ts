@@ -89,9 +89,8 @@ export const bodyText = (body: unknown): string | null => {
 /** A value bound to one of a row's columns. */
 export type ColumnValue = string | number | null
 
-/** The columns of a row, in the order {@link appendRow} gives their values. */
+/** The columns of a row but its id, in the order {@link appendRow} gives their values. */
 export const COLUMNS = [
-  "id",
   "workspace_id",
   "position",
   "trace_id",
@@ -117,12 +116,11 @@ export const COLUMNS = [
 ] as const
 
 /**
- * Appends the row of an entry to `values`, in the order of {@link COLUMNS}, off the request path.
- * A batch's rows are one flat array: no object, key list or array a row.
+ * Appends the row of an entry but its id to `values`, in the order of {@link COLUMNS}, off the
+ * request path. A batch's rows are one flat array: no object, key list or array a row.
  */
-export const appendRow = (values: Array<ColumnValue>, id: string, entry: Entry): void => {
+export const appendRow = (values: Array<ColumnValue>, entry: Entry): void => {
   values.push(
-    id,
     entry.workspaceId,
     entry.receivedAt,
     entry.traceId,
@@ -151,8 +149,8 @@ export const appendRow = (values: Array<ColumnValue>, id: string, entry: Entry):
 /** The row of an entry as an object, by column (for an INSERT built by effect/sql). */
 export const toRow = (id: string, entry: Entry): Readonly<Record<string, ColumnValue>> => {
   const values: Array<ColumnValue> = []
-  appendRow(values, id, entry)
-  return Object.fromEntries(COLUMNS.map((column, index) => [column, values[index] ?? null]))
+  appendRow(values, entry)
+  return Object.fromEntries([["id", id], ...COLUMNS.map((column, index) => [column, values[index] ?? null])])
 }
 
 /** Postgres answers BIGINT as text. */

@@ -21,8 +21,9 @@ export class WriterThreadError extends Data.TaggedError("WriterThreadError")<{ r
 
 export interface SqliteWriter {
   /**
-   * Inserts rows in one transaction: `values` holds them one after another, each row's values in
-   * the order of `columns` (one flat array is the cheapest to hand to the thread).
+   * Inserts rows into `request_logs` in one transaction, each with a new time-ordered id (UUIDv7)
+   * made by the thread: `values` holds the rows one after another, each row's values in the order
+   * of `columns` (one flat array is the cheapest to hand to the thread).
    */
   readonly write: (
     columns: ReadonlyArray<string>,
