@@ -21,9 +21,61 @@ export interface LogEvent {
 
 export const format = (event: LogEvent, as: LogFormat): string => as === "json" ? json(event) : pretty(event)
 
-const json = (event: LogEvent): string => {
+/**
+ * `Date#toISOString`, with the text up to the second made once a second: formatting the whole
+ * date took a third of an access line's time, and a busy gateway writes thousands a second.
+ */
+const isoTime = (() => {
+  let headSecond = Number.NaN
+  let head = ""
+  return (time: Date): string => {
+    const ms = time.getTime()
+    const start = Math.floor(ms / 1000) * 1000
+    if (start !== headSecond) {
+      // throws for an invalid date, as toISOString does
+      const text = time.toISOString()
+      headSecond = start
+      // everything up to the milliseconds: "2026-11-25T02:43:35."
+      head = text.slice(0, text.length - 4)
+    }
+    const millis = ms - start
+    return `${head}${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}Z`
+  }
+})()
+
+const json = (event: LogEvent): string => spliced(event) ?? recordJson(event)
+
+/**
+ * The fields' own JSON spliced in after the fixed members: no second object to copy every field
+ * into (a third of an access line's formatting). Only when that text is the one `recordJson`
+ * writes, else undefined: no field shadows a fixed member, `toJSON` or `__proto__`, none is
+ * inherited (for-in copies those, JSON leaves them out), none is ordered before the fixed ones
+ * (an index, whose name starts with a digit), and every value has a JSON form.
+ */
+const spliced = (event: LogEvent): string | undefined => {
+  const fields = event.fields
+  const prototype: unknown = Object.getPrototypeOf(fields)
+  if (prototype !== Object.prototype && prototype !== null) return undefined
+  if (
+    "time" in fields || "level" in fields || "msg" in fields || "cause" in fields || "toJSON" in fields ||
+    Object.hasOwn(fields, "__proto__")
+  ) return undefined
+  let body: string
+  try {
+    body = JSON.stringify(fields)
+  } catch {
+    return undefined
+  }
+  const first = body.charCodeAt(2)
+  if (first >= 48 && first <= 57) return undefined
+  const head = `{"time":"${isoTime(event.time)}","level":"${event.level}","msg":${JSON.stringify(event.message)}`
+  const cause = event.cause === undefined ? "" : `,"cause":${JSON.stringify(event.cause)}`
+  return `${head}${body.length === 2 ? "" : `,${body.slice(1, -1)}`}${cause}}`
+}
+
+const recordJson = (event: LogEvent): string => {
   const record: Record<string, unknown> = {
-    time: event.time.toISOString(),
+    time: isoTime(event.time),
     level: event.level,
     msg: event.message
   }
@@ -52,7 +104,7 @@ const prettyValue = (value: unknown): string => {
 const levelLabels: Readonly<Record<Level, string>> = { debug: "DEBUG", info: "INFO ", warn: "WARN ", error: "ERROR" }
 
 const pretty = (event: LogEvent): string => {
-  let line = `${event.time.toISOString()} ${levelLabels[event.level]} ${event.message}`
+  let line = `${isoTime(event.time)} ${levelLabels[event.level]} ${event.message}`
   for (const name in event.fields) {
     const value = event.fields[name]
     if (value !== undefined) line += ` ${name}=${prettyValue(value)}`

@@ -86,32 +86,72 @@ export const bodyText = (body: unknown): string | null => {
   return text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text
 }
 
-/** The row of an entry, written off the request path. */
-export const toRow = (id: string, entry: Entry) => ({
-  id,
-  workspace_id: entry.workspaceId,
-  position: entry.receivedAt,
-  trace_id: entry.traceId,
-  route: entry.route,
-  endpoint: entry.endpoint ?? null,
-  status: entry.status,
-  stream: entry.stream ? 1 : 0,
-  provider: entry.provider ?? null,
-  model: entry.model ?? null,
-  target_path: entry.targetPath ?? null,
-  prompt_tokens: entry.usage?.inputTokens ?? null,
-  completion_tokens: entry.usage?.outputTokens ?? null,
-  cost_usd: entry.costUsd !== undefined && Number.isFinite(entry.costUsd) ? entry.costUsd : null,
-  latency_ms: entry.latencyMs,
-  first_token_ms: entry.firstTokenMs ?? null,
-  cache_status: entry.cacheStatus ?? null,
-  retries: entry.retries ?? null,
-  api_key_id: entry.apiKeyId ?? null,
-  metadata: JSON.stringify(entry.metadata),
-  hook_results: entry.notes?.hooks === undefined ? null : JSON.stringify(entry.notes.hooks),
-  request_body: bodyText(entry.requestBody),
-  response_body: bodyText(entry.responseBody)
-})
+/** A value bound to one of a row's columns. */
+export type ColumnValue = string | number | null
+
+/** The columns of a row but its id, in the order {@link appendRow} gives their values. */
+export const COLUMNS = [
+  "workspace_id",
+  "position",
+  "trace_id",
+  "route",
+  "endpoint",
+  "status",
+  "stream",
+  "provider",
+  "model",
+  "target_path",
+  "prompt_tokens",
+  "completion_tokens",
+  "cost_usd",
+  "latency_ms",
+  "first_token_ms",
+  "cache_status",
+  "retries",
+  "api_key_id",
+  "metadata",
+  "hook_results",
+  "request_body",
+  "response_body"
+] as const
+
+/**
+ * Appends the row of an entry but its id to `values`, in the order of {@link COLUMNS}, off the
+ * request path. A batch's rows are one flat array: no object, key list or array a row.
+ */
+export const appendRow = (values: Array<ColumnValue>, entry: Entry): void => {
+  values.push(
+    entry.workspaceId,
+    entry.receivedAt,
+    entry.traceId,
+    entry.route,
+    entry.endpoint ?? null,
+    entry.status,
+    entry.stream ? 1 : 0,
+    entry.provider ?? null,
+    entry.model ?? null,
+    entry.targetPath ?? null,
+    entry.usage?.inputTokens ?? null,
+    entry.usage?.outputTokens ?? null,
+    entry.costUsd !== undefined && Number.isFinite(entry.costUsd) ? entry.costUsd : null,
+    entry.latencyMs,
+    entry.firstTokenMs ?? null,
+    entry.cacheStatus ?? null,
+    entry.retries ?? null,
+    entry.apiKeyId ?? null,
+    JSON.stringify(entry.metadata),
+    entry.notes?.hooks === undefined ? null : JSON.stringify(entry.notes.hooks),
+    bodyText(entry.requestBody),
+    bodyText(entry.responseBody)
+  )
+}
+
+/** The row of an entry as an object, by column (for an INSERT built by effect/sql). */
+export const toRow = (id: string, entry: Entry): Readonly<Record<string, ColumnValue>> => {
+  const values: Array<ColumnValue> = []
+  appendRow(values, entry)
+  return Object.fromEntries([["id", id], ...COLUMNS.map((column, index) => [column, values[index] ?? null])])
+}
 
 /** Postgres answers BIGINT as text. */
 const Num = Schema.Union([Schema.Finite, Schema.NumberFromString])

@@ -17,7 +17,8 @@ import * as SqliteWriter from "./SqliteWriter.ts"
  * Random ids (v4) land anywhere in it, and on SQLite made each record cost ~50 µs of CPU instead
  * of ~9 once the table held a few tens of thousands of rows (measured with the trace ids, which are
  * time-ordered too: RequestContext.generateTraceId). Their random bits are cut from core's pool
- * (RandomBytes): the library's own source asks the system for 16 bytes an id.
+ * (RandomBytes): the library's own source asks the system for 16 bytes an id. On the embedded
+ * SQLite database the writer thread makes them (SqliteWriter), off the event loop.
  */
 const newId = (): string => timeOrderedId({ random: RandomBytes.take(16) })
 
@@ -47,7 +48,8 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
 
   /**
    * For the embedded SQLite database at `filename`: read through the gateway's `SqlClient`,
-   * written by a worker thread of its own (SqliteWriter), off the event loop.
+   * written by a worker thread of its own (SqliteWriter), off the event loop, which also gives
+   * each record its id.
    */
   static readonly layerSqliteThread = (
     filename: string
@@ -60,11 +62,10 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         return RequestLogStore.of({
           ...store,
           write: (entries) => {
-            const rows = entries.map((entry) => LogRecord.toRow(newId(), entry))
-            const first = rows[0]
-            if (first === undefined) return Effect.void
-            const columns = Object.keys(first) as Array<keyof typeof first>
-            return writer.write(columns, rows.map((row) => columns.map((column) => row[column])))
+            if (entries.length === 0) return Effect.void
+            const values: Array<LogRecord.ColumnValue> = []
+            for (const entry of entries) LogRecord.appendRow(values, entry)
+            return writer.write(LogRecord.COLUMNS, values)
           }
         })
       })

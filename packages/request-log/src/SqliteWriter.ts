@@ -20,10 +20,14 @@ import { Worker } from "node:worker_threads"
 export class WriterThreadError extends Data.TaggedError("WriterThreadError")<{ readonly message: string }> {}
 
 export interface SqliteWriter {
-  /** Inserts `rows` (values in the order of `columns`) in one transaction. */
+  /**
+   * Inserts rows into `request_logs` in one transaction, each with a new time-ordered id (UUIDv7)
+   * made by the thread: `values` holds the rows one after another, each row's values in the order
+   * of `columns` (one flat array is the cheapest to hand to the thread).
+   */
   readonly write: (
     columns: ReadonlyArray<string>,
-    rows: ReadonlyArray<ReadonlyArray<string | number | null>>
+    values: ReadonlyArray<string | number | null>
   ) => Effect.Effect<void, WriterThreadError>
 }
 
@@ -70,7 +74,7 @@ export const make = (filename: string): Effect.Effect<SqliteWriter, never, Scope
     // the thread must not keep the process alive on its own
     worker.unref()
     return {
-      write: (columns, rows) =>
+      write: (columns, values) =>
         Effect.callback<void, WriterThreadError>((resume) => {
           if (stopped !== undefined) return resume(Effect.fail(new WriterThreadError({ message: stopped })))
           const id = next++
@@ -79,7 +83,7 @@ export const make = (filename: string): Effect.Effect<SqliteWriter, never, Scope
             (error) =>
               resume(error === undefined ? Effect.void : Effect.fail(new WriterThreadError({ message: error })))
           )
-          worker.postMessage({ id, columns, rows })
+          worker.postMessage({ id, columns, values })
         })
     }
   })
