@@ -63,25 +63,56 @@ const interrupted = fragment(`{"key":"effect.fiber.interrupted","value":{"boolVa
 const COMMA = 0x2c
 const CLOSE = 0x7d
 
+/** Values remembered per attribute name, at most; more are written each time. */
+const MAX_VALUES = 64
+/** Longer values are written each time, never remembered. */
+const MAX_VALUE_LENGTH = 256
+
 /**
  * Per attribute name (the names are few and the same on every span): `{"key":…,"value":`, alone
- * and with the start of a string value and of an integer one (one copy for both, not two).
+ * and with the start of a string value and of an integer one (one copy for both, not two); and
+ * the whole attribute for each value seen twice, as most repeat from request to request (the
+ * route, the provider, the model, the status): a value seen before is then one copy, rather than
+ * written a character at a time. A value never repeated (a trace id, a token count) is written.
  */
-interface KeyBytes {
+class KeyBytes {
   readonly key: Uint8Array
   readonly stringKey: Uint8Array
   readonly intKey: Uint8Array
+  private readonly start: string
+  /** A value seen once maps to `null`; seen again, to its whole attribute's bytes. */
+  private readonly values = new Map<string | number, Uint8Array | null>()
+
+  constructor(key: string) {
+    this.start = `{"key":${JSON.stringify(key)},"value":`
+    this.key = fragment(this.start)
+    this.stringKey = fragment(`${this.start}{"stringValue":"`)
+    this.intKey = fragment(`${this.start}{"intValue":`)
+  }
+
+  /** The attribute with `value` (a string, or a safe integer) as bytes, if seen before. */
+  repeated(value: string | number): Uint8Array | undefined {
+    const bytes = this.values.get(value)
+    if (bytes !== undefined && bytes !== null) return bytes
+    if (bytes === null) {
+      const whole = fragment(
+        `${this.start}${
+          typeof value === "string" ? `{"stringValue":${JSON.stringify(value)}` : `{"intValue":${value}`
+        }}}`
+      )
+      this.values.set(value, whole)
+      return whole
+    }
+    const remembered = typeof value === "number" || value.length <= MAX_VALUE_LENGTH
+    if (remembered && this.values.size < MAX_VALUES) this.values.set(value, null)
+    return undefined
+  }
 }
 const keys = new Map<string, KeyBytes>()
 const keyBytes = (key: string): KeyBytes => {
   let bytes = keys.get(key)
   if (bytes === undefined) {
-    const start = `{"key":${JSON.stringify(key)},"value":`
-    bytes = {
-      key: fragment(start),
-      stringKey: fragment(`${start}{"stringValue":"`),
-      intKey: fragment(`${start}{"intValue":`)
-    }
+    bytes = new KeyBytes(key)
     // bounded: a name made per request (none of ours is) is written, not remembered
     if (keys.size < 1_000) keys.set(key, bytes)
   }
@@ -92,10 +123,14 @@ const keyBytes = (key: string): KeyBytes => {
 const writeAttribute = (out: JsonBytes, key: string, value: unknown): void => {
   const bytes = keyBytes(key)
   if (typeof value === "string") {
+    const whole = bytes.repeated(value)
+    if (whole !== undefined) return out.raw(whole)
     out.raw(bytes.stringKey)
     out.chars(value)
     out.raw(stringValueEnd)
   } else if (typeof value === "number" && Number.isSafeInteger(value)) {
+    const whole = bytes.repeated(value)
+    if (whole !== undefined) return out.raw(whole)
     out.raw(bytes.intKey)
     out.ascii(String(value))
     out.raw(intValueEnd)

@@ -9,7 +9,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { RequestContext } from "@switchyard/core"
 import { GatewayMetrics, Logs } from "@switchyard/observability"
 import { RequestLog } from "@switchyard/request-log"
-import { Effect, Fiber, Layer, Scope, Tracer } from "effect"
+import { Context, Effect, Fiber, Layer, Scope, Tracer } from "effect"
 import { HttpRouter } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as AccessLine from "./AccessLine.ts"
@@ -77,7 +77,8 @@ export const layer = <EF, RF, A, EA, RA>(
 ) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const run = Effect.runForkWith(yield* Effect.context<never>())
+    const context = yield* Effect.context<never>()
+    const run = Effect.runForkWith(context)
     const logs = yield* Logs.Logs
     const metrics = yield* GatewayMetrics.GatewayMetrics
     const requestLog = yield* RequestLog.RequestLog
@@ -116,10 +117,13 @@ export const layer = <EF, RF, A, EA, RA>(
         )
         return routerHandler(request, response)
       }
-      // with tracing on, the request's span is the parent of the pipeline's
+      // with tracing on, the request's span is the parent of the pipeline's: in the fiber's context
+      // from its start, rather than provided around the handler (a context changed and restored)
       const span = spans?.start(request, route)
       const handled = handler(request, response, access)
-      const fiber = run(span === undefined ? handled : Effect.provideService(handled, Tracer.ParentSpan, span))
+      const fiber = span === undefined
+        ? run(handled)
+        : Effect.runForkWith(Context.add(context, Tracer.ParentSpan, span))(handled)
       inFlight.add(fiber)
       fiber.addObserver(() => inFlight.delete(fiber))
       response.on("close", () => {
