@@ -11,7 +11,14 @@ import { ChildProcessGroup } from "./ChildProcessGroup.ts"
 import { type LoadResult, medianRun, runLoad, type Target } from "./LoadRun.ts"
 import { startOtlpSink } from "./OtlpSink.ts"
 import { installPortkey, startPortkey } from "./PortkeyGateway.ts"
-import { compareWithBaseline, comparisonTable, loadTable, streamingTable, writeResultsFile } from "./ResultsReport.ts"
+import {
+  compareWithBaseline,
+  type Comparison,
+  comparisonTable,
+  loadTable,
+  streamingTable,
+  writeResultsFile
+} from "./ResultsReport.ts"
 import {
   gatewayEntry,
   gatewayExists,
@@ -156,6 +163,7 @@ try {
 
   const body = JSON.stringify(chatRequest)
   const load: Array<LoadResult> = []
+  const comparisons: Array<Comparison> = []
   for (const connections of flags.connections) {
     // each round runs every target once, in turn, so that a slow spell of the machine falls on
     // all of them rather than on one; each target is reported by its median round
@@ -180,6 +188,7 @@ try {
       const median = medianRun(results)
       if (median !== undefined) load.push(median)
     }
+    comparisons.push(...compareWithBaseline(rounds, baseline))
   }
 
   const streaming: Array<StreamingResult> = []
@@ -193,7 +202,6 @@ try {
     }
   }
 
-  const comparisons = compareWithBaseline(load, baseline)
   console.log(
     `\nLoad (${flags.durationSeconds}s per run after ${flags.warmupSeconds}s warm-up, ${availableParallelism()} CPUs` +
       (flags.rounds > 1 ? `; each target's median of ${flags.rounds} rounds by req/s)\n` : ")\n")
