@@ -197,6 +197,26 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       )
     }))
 
+  it.effect("writes a value seen before (kept as the whole attribute's bytes) as it wrote it the first time", () =>
+    Effect.gen(function*() {
+      const attributes = { model: "naïve \"q\" ✓", status: 200 }
+      const { spans } = yield* exported(
+        512,
+        Effect.forEach(
+          [1, 2, 3, 4],
+          (i) => Effect.void.pipe(Effect.withSpan(`span ${i}`, { attributes })),
+          { discard: true }
+        )
+      )
+      assert.strictEqual(spans.length, 4)
+      for (const span of spans) {
+        assert.deepStrictEqual(attributesOf(span.attributes), {
+          model: { stringValue: attributes.model },
+          status: { intValue: 200 }
+        })
+      }
+    }))
+
   it.effect("keeps the last value of an attribute set twice, as effect's spans do", () =>
     Effect.gen(function*() {
       const { spans } = yield* exported(
