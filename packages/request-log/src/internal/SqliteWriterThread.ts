@@ -26,7 +26,8 @@ db.exec(`PRAGMA busy_timeout = ${busyTimeoutMillis}`)
 // not be safe, so it is only asked for under WAL.
 if (db.prepare("PRAGMA journal_mode").get()?.journal_mode === "wal") db.exec("PRAGMA synchronous = NORMAL")
 
-// the ids' random bits, cut from a pool: one draw per 256 ids rather than one each
+// the ids' random bits, cut from a pool as core's RandomBytes does on the event loop (this thread
+// loads no gateway module, so it keeps a pool of its own): one draw per 256 ids rather than one each
 const pool = new Uint8Array(4_096)
 let drawn = pool.length
 const newId = (): string => {
