@@ -212,6 +212,22 @@ describe("traces over OTLP/HTTP", () => {
     expect(root.parentSpanId).toBe("")
   })
 
+  it("exports nothing of a trace its caller did not sample, and tells the provider it is not sampled", async () => {
+    const traceId = "5bf92f3577b34da6a3ce929d0e0e4737"
+    const parentId = "10f067aa0ba902b8"
+    const unsampled = await chat(leaf(), "not sampled", {
+      headers: { traceparent: `00-${traceId}-${parentId}-00` }
+    })
+    expect(unsampled.status).toBe(200)
+    const sent = fake.requests[0]?.headers.traceparent ?? ""
+    expect(sent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`))
+    expect(sent).not.toContain(parentId)
+    // spans are exported in the order they end: once a later request's span is in, the first's would be
+    const later = await chat(leaf(), "sampled after")
+    await traceOf(later, 1)
+    expect(collector.spans.filter((span) => span.traceId === traceId)).toEqual([])
+  })
+
   it("ends a streamed request's span after its last chunk, with the usage the stream reported", async () => {
     fake.enqueue(Behaviour.slowStream(80))
     const started = process.hrtime.bigint()
