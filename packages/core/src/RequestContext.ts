@@ -91,12 +91,10 @@ export const parseMetadata = (
 }
 
 /**
- * A 128-bit id in hex, the shape W3C trace ids use: the time in milliseconds (48 bits), then 80
- * random bits. Time-ordered, so the request log's index on trace ids grows at its end: random ids
- * land anywhere in it, which made each record cost several times the CPU on SQLite once the log
- * held a few tens of thousands of rows.
+ * A 128-bit id in hex, the shape W3C trace ids use, time-ordered (`RandomBytes.timeOrderedHex`):
+ * the request log's index on trace ids grows at its end.
  */
-export const generateTraceId = (): string => Date.now().toString(16).padStart(12, "0") + RandomBytes.hex(10)
+export const generateTraceId = (): string => RandomBytes.timeOrderedHex()
 
 /** A 64-bit random id in hex, the shape W3C span ids use. */
 export const generateSpanId = (): string => RandomBytes.hex(8)

@@ -17,4 +17,14 @@ describe("RandomBytes", () => {
     assert.match(RandomBytes.hex(8), /^[0-9a-f]{16}$/)
     assert.notStrictEqual(RandomBytes.hex(10), RandomBytes.hex(10))
   })
+
+  it("makes time-ordered ids: 32 hex characters that sort in the order they were made, never twice the same", () => {
+    const ids = Array.from({ length: 2_000 }, () => RandomBytes.timeOrderedHex())
+    for (const id of ids) assert.match(id, /^[0-9a-f]{32}$/)
+    assert.strictEqual(new Set(ids).size, ids.length)
+    // within one millisecond the random part orders them, so only the time part must not go back
+    const times = ids.map((id) => id.slice(0, 12))
+    assert.deepStrictEqual(times, [...times].sort())
+    assert.approximately(parseInt(ids[0]!.slice(0, 12), 16), Date.now(), 5_000)
+  })
 })
