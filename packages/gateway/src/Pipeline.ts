@@ -34,7 +34,7 @@ import { join } from "node:path"
 import * as GatewayEmbedder from "./internal/GatewayEmbedder.ts"
 import { gateway } from "./internal/RequestPipeline.ts"
 import { cacheAndCircuits, type CountersLayer, MissingRedisPackage, usageCounters } from "./internal/SharedStores.ts"
-import { DEFAULT_DATA_DIR, type Options, OptionsConfig } from "./PipelineOptions.ts"
+import { DEFAULT_DATA_DIR, DEFAULT_SQLITE_SYNCHRONOUS, type Options, OptionsConfig } from "./PipelineOptions.ts"
 
 export { MissingRedisPackage } from "./internal/SharedStores.ts"
 export { type Options, OptionsConfig } from "./PipelineOptions.ts"
@@ -114,7 +114,11 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   const secret = Option.fromUndefinedOr(options.secret)
   const adminKey = Option.fromUndefinedOr(options.adminKey)
   const storage = Layer.mergeAll(
-    Database.layer({ databaseUrl, dataDir }),
+    Database.layer({
+      databaseUrl,
+      dataDir,
+      sqliteSynchronous: options.sqliteSynchronous ?? DEFAULT_SQLITE_SYNCHRONOUS
+    }),
     ServerSecret.ServerSecret.layer({ secret, dataDir })
   )
   const identity = Layer.mergeAll(

@@ -6,7 +6,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Gateway, Principal, RequestContext } from "@switchyard/core"
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { Pipeline } from "@switchyard/gateway"
-import { Effect, Redacted } from "effect"
+import { ConfigProvider, Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -27,12 +28,13 @@ const chatThrough = (config: unknown) =>
     })
   })
 
-const embedded = () =>
-  Pipeline.layer({
-    dataDir: mkdtempSync(join(tmpdir(), "switchyard-pipeline-")),
-    adminKey: Redacted.make("pipeline-test-admin"),
-    announceAdminKey: () => Effect.void
-  })
+const pipelineOptions = (): Pipeline.Options => ({
+  dataDir: mkdtempSync(join(tmpdir(), "switchyard-pipeline-")),
+  adminKey: Redacted.make("pipeline-test-admin"),
+  announceAdminKey: () => Effect.void
+})
+
+const embedded = () => Pipeline.layer(pipelineOptions())
 
 describe("Pipeline.layer", () => {
   it.live("runs a chat completion in process through retry, fallback and a circuit breaker", () =>
@@ -60,4 +62,28 @@ describe("Pipeline.layer", () => {
       assert.strictEqual(down.requests.length, 2)
       assert.strictEqual(up.requests.length, 2)
     }).pipe(Effect.provide(embedded()), Effect.scoped))
+
+  it.effect("syncs SQLite at checkpoints unless told to sync every commit", () =>
+    Effect.gen(function*() {
+      const level = (options: Pipeline.Options) =>
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly synchronous: number }>`PRAGMA synchronous`).pipe(
+          Effect.map((rows) => rows[0]?.synchronous),
+          Effect.provide(Pipeline.layer({ ...pipelineOptions(), ...options }))
+        )
+      // SQLite's levels: 1 NORMAL, 2 FULL
+      assert.strictEqual(yield* level({}), 1)
+      assert.strictEqual(yield* level({ sqliteSynchronous: "full" }), 2)
+    }))
+
+  it.effect("reads GATEWAY_SQLITE_SYNCHRONOUS: normal by default, full, and nothing else", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Pipeline.OptionsConfig.parse(ConfigProvider.fromEnv({ env })).pipe(
+          Effect.map((options) => options.sqliteSynchronous)
+        )
+      assert.strictEqual(yield* read({}), "normal")
+      assert.strictEqual(yield* read({ GATEWAY_SQLITE_SYNCHRONOUS: "full" }), "full")
+      const refused = yield* Effect.flip(read({ GATEWAY_SQLITE_SYNCHRONOUS: "sometimes" }))
+      assert.include(String(refused), "GATEWAY_SQLITE_SYNCHRONOUS")
+    }))
 })

@@ -64,9 +64,12 @@ export const postgresClient = (config: PgClient.PgPoolConfig): Layer.Layer<SqlCl
 export const layerPostgres = (url: Redacted.Redacted): Layer.Layer<SqlClient.SqlClient | Dialect, DatabaseError> =>
   layerFromClient(postgresClient(postgresOptions(url)), Dialect.pg)
 
-/** A migrated SQLite database in `filename` (`:memory:` for a private one). */
-export const layerSqlite = (filename: string): Layer.Layer<SqlClient.SqlClient | Dialect, DatabaseError> =>
-  layerFromClient(SqliteClient.layer({ filename }), Dialect.sqlite)
+/** A migrated SQLite database in `filename` (`:memory:` for a private one); commits wait for the disk as `synchronous` says (default `full`). */
+export const layerSqlite = (
+  filename: string,
+  synchronous?: SqliteClient.Synchronous
+): Layer.Layer<SqlClient.SqlClient | Dialect, DatabaseError> =>
+  layerFromClient(SqliteClient.layer({ filename, synchronous }), Dialect.sqlite)
 
 const createDataDir = (dataDir: string) =>
   Effect.try({
@@ -85,6 +88,8 @@ export interface DatabaseOptions {
   /** Postgres when set; SQLite in `dataDir` otherwise. */
   readonly databaseUrl: Option.Option<Redacted.Redacted>
   readonly dataDir: string
+  /** How SQLite's commits wait for the disk (`SqliteClient.SqliteClientConfig.synchronous`); default `full`. */
+  readonly sqliteSynchronous?: SqliteClient.Synchronous | undefined
 }
 
 /** Postgres at `databaseUrl` when it is set, otherwise SQLite at `<dataDir>/switchyard.db` (the dir is created). */
@@ -92,5 +97,10 @@ export const layer = (options: DatabaseOptions): Layer.Layer<SqlClient.SqlClient
   Option.match(options.databaseUrl, {
     onSome: layerPostgres,
     onNone: () =>
-      Layer.unwrap(Effect.as(createDataDir(options.dataDir), layerSqlite(join(options.dataDir, SQLITE_FILE))))
+      Layer.unwrap(
+        Effect.as(
+          createDataDir(options.dataDir),
+          layerSqlite(join(options.dataDir, SQLITE_FILE), options.sqliteSynchronous)
+        )
+      )
   })

@@ -23,6 +23,9 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlError, Statement } from "effect/sql"
 import * as SqliteConnection from "./internal/sqliteConnection.ts"
 
+/** When a commit waits for the disk: see {@link SqliteClientConfig.synchronous}. */
+export type Synchronous = SqliteConnection.Synchronous
+
 export interface SqliteClientConfig {
   /** A file path, or `:memory:` for a private in-memory database (tests). */
   readonly filename: string
@@ -30,6 +33,15 @@ export interface SqliteClientConfig {
   readonly busyTimeout?: Duration.Input | undefined
   /** How many prepared statements to keep, least recently used first out. Default 200; 0 turns the cache off. */
   readonly statementCacheSize?: number | undefined
+  /**
+   * When a commit waits for the disk. `full` (SQLite's default): every commit is on the disk when
+   * it returns, through a power loss. `normal`: under WAL (a file database), commits are written
+   * but synced only at checkpoints, so the database survives any crash of the process and stays
+   * consistent through a power loss, which may take the last commits with it; a commit then costs
+   * no `fsync` on the event loop (on our machine, a stored Responses answer's transaction went
+   * from about 600 to 350 µs of CPU). Default `full`.
+   */
+  readonly synchronous?: Synchronous | undefined
   readonly spanAttributes?: Readonly<Record<string, unknown>> | undefined
 }
 
@@ -44,7 +56,8 @@ export const make = (
     const connection = yield* SqliteConnection.open({
       filename: options.filename,
       busyTimeoutMillis: Duration.toMillis(options.busyTimeout ?? "5 seconds"),
-      statementCacheSize: options.statementCacheSize ?? 200
+      statementCacheSize: options.statementCacheSize ?? 200,
+      synchronous: options.synchronous ?? "full"
     })
     const semaphore = yield* Semaphore.make(1)
     const acquirers = SqlClient.makeSqliteAcquirers({

@@ -280,4 +280,21 @@ describe("SqliteClient", () => {
         assert.isFalse(existsSync(`${filename}-wal`))
       })
     ))
+
+  it.effect("syncs every commit unless told `normal`, which it asks for only under WAL", () =>
+    withTempDir((dir) =>
+      Effect.gen(function*() {
+        // SQLite's levels: 1 NORMAL, 2 FULL (its default)
+        const level = (options: Omit<SqliteClient.SqliteClientConfig, "filename">, filename: string) =>
+          Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly synchronous: number }>`PRAGMA synchronous`).pipe(
+            Effect.map((rows) => rows[0]?.synchronous),
+            Effect.provide(SqliteClient.layer({ filename, ...options }))
+          )
+        assert.strictEqual(yield* level({}, join(dir, "default.db")), 2)
+        assert.strictEqual(yield* level({ synchronous: "full" }, join(dir, "full.db")), 2)
+        assert.strictEqual(yield* level({ synchronous: "normal" }, join(dir, "normal.db")), 1)
+        // no WAL in memory: NORMAL there could leave a database inconsistent after a crash
+        assert.strictEqual(yield* level({ synchronous: "normal" }, ":memory:"), 2)
+      })
+    ))
 })

@@ -13,10 +13,14 @@ export interface SqliteConnection extends SqlConnection.Connection {
   readonly isTransaction: () => boolean
 }
 
+/** When a commit waits for the disk (`PRAGMA synchronous`), see `SqliteClientConfig.synchronous`. */
+export type Synchronous = "full" | "normal"
+
 export interface OpenOptions {
   readonly filename: string
   readonly busyTimeoutMillis: number
   readonly statementCacheSize: number
+  readonly synchronous: Synchronous
 }
 
 type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
@@ -28,6 +32,11 @@ const openDatabase = (options: OpenOptions): DatabaseSync => {
   try {
     // WAL lets readers in other processes run beside the one writer; `:memory:` keeps "memory".
     db.exec("PRAGMA journal_mode = WAL")
+    // NORMAL keeps a database consistent only under WAL, so it is never asked for without it
+    // (`:memory:` stays "memory")
+    if (options.synchronous === "normal" && db.prepare("PRAGMA journal_mode").get()?.journal_mode === "wal") {
+      db.exec("PRAGMA synchronous = NORMAL")
+    }
     db.exec("PRAGMA foreign_keys = ON")
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMillis))}`)
     return db
