@@ -15,12 +15,11 @@
  *   })
  * )
  */
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, RandomBytes } from "@switchyard/core"
 import { FileObject, type ListQuery } from "@switchyard/protocol"
 import { KeysetPage } from "@switchyard/storage"
 import { Clock, Context, Effect, Layer, Schema, Stream } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
-import { randomBytes } from "node:crypto"
 import { FileContents } from "./FileContents.ts"
 import * as JsonLines from "./JsonLines.ts"
 
@@ -99,8 +98,8 @@ export class FileStore extends Context.Service<FileStore, {
   )
 }
 
-/** A file id in the common format's style. */
-export const newId = (): string => `file-${randomBytes(12).toString("base64url")}`
+/** A file id in the common format's style, time-ordered (`RandomBytes.timeOrderedHex`): the index on ids grows at its end. */
+export const newId = (): string => `file-${RandomBytes.timeOrderedHex()}`
 
 const Position = Schema.Union([Schema.Finite, Schema.NumberFromString])
 const Row = Schema.Struct({ id: Schema.String, position: Position, body: Schema.fromJsonString(FileObject.FileObject) })

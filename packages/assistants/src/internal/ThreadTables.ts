@@ -2,11 +2,10 @@
  * The five assistants tables, the stored shape of a run's caller, and the reads the store's
  * parts share: a thread or run in its scope, and the thread's active run under its row lock.
  */
-import type { GatewayError } from "@switchyard/core"
+import { type GatewayError, RandomBytes } from "@switchyard/core"
 import { Assistant, RunStep, StoredObjectRequests, Thread, ThreadMessage, ThreadRun } from "@switchyard/protocol"
 import { Clock, Effect, Option, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
-import { randomBytes } from "node:crypto"
 import * as ObjectTable from "./ObjectTable.ts"
 
 /** The principal a run was created by, so a run resumed in the background is made as them. */
@@ -19,9 +18,12 @@ export type Caller = typeof Caller.Type
 /** A caller as its column holds it: JSON. */
 export const CallerJson = Schema.fromJsonString(Caller)
 
-/** An object id in the common format's style: `asst_…`, `thread_…`, `msg_…`, `run_…`, `step_…`. */
+/**
+ * An object id in the common format's style: `asst_…`, `thread_…`, `msg_…`, `run_…`, `step_…`,
+ * time-ordered (`RandomBytes.timeOrderedHex`) so that the tables' indexes on ids grow at their end.
+ */
 export const newId = (prefix: "asst" | "thread" | "msg" | "run" | "step" | "call"): string =>
-  `${prefix}_${randomBytes(12).toString("base64url")}`
+  `${prefix}_${RandomBytes.timeOrderedHex()}`
 
 /** The time now in unix seconds, as objects carry it. */
 export const unix = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
