@@ -6,9 +6,8 @@
  * or refuses it itself): the guardrails' input checks, the limits check, the cache lookup.
  * With tracing off the compiler does not call these: nothing is wrapped. Under a request whose
  * trace is not sampled they make no span either: nothing would export it, and with
- * `OTEL_TRACES_SAMPLER=always_off` the spans made anyway cost a request about as much as the
- * access line, metrics and request log together. The `traceparent` sent upstream then names the
- * request's span, marked not sampled.
+ * `OTEL_TRACES_SAMPLER=always_off` the spans made anyway cost about a tenth of the gateway's
+ * throughput. The `traceparent` sent upstream then names the request's span, marked not sampled.
  */
 import { Tracing } from "@switchyard/observability"
 import { Cause, Context, Effect, Exit, type Fiber, Option, Tracer } from "effect"
