@@ -25,7 +25,7 @@ import { type Integrations, ProviderAccess, type StoredConfigs, type VirtualKeys
 import { Providers, UpstreamClient } from "@switchyard/providers"
 import { RecordedGateway, RequestLog, RequestLogStore } from "@switchyard/request-log"
 import { ResponseStore } from "@switchyard/responses-format"
-import { Database } from "@switchyard/storage"
+import { Database, SqliteWriter } from "@switchyard/storage"
 import { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
 import { type Config, Data, Duration, Effect, Layer, Option } from "effect"
 import type { Redis } from "effect/persistence"
@@ -133,14 +133,28 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     )
   // one set, built once, for the stages and the route that lists circuits
   const stores = cacheAndCircuits(options)
+  // on the embedded SQLite, the request log and stored responses are written by one thread with a
+  // connection of its own (built once, shared): node:sqlite would block the event loop
+  const sqliteWriter = SqliteWriter.SqliteWriter.layer({
+    filename: join(dataDir, Database.SQLITE_FILE),
+    synchronous: options.sqliteSynchronous ?? DEFAULT_SQLITE_SYNCHRONOUS
+  })
+  const onWriterThread = <A, B>(
+    threaded: Layer.Layer<A, never, B | SqliteWriter.SqliteWriter>,
+    onClient: Layer.Layer<A, never, B>
+  ): Layer.Layer<A, never, B | Database.Dialect> =>
+    Layer.unwrap(Database.Dialect.useSync((dialect) =>
+      dialect.name === "sqlite" ? Layer.provide(threaded, sqliteWriter) : onClient
+    ))
   // one writer, built once: the HTTP edge and the in-process calls record into its one buffer
   const requestLog = RequestLog.RequestLog.layer(options.requestLog).pipe(
-    Layer.provideMerge(Layer.unwrap(Database.Dialect.useSync((dialect) =>
-      // on the embedded SQLite, written by a thread of its own: node:sqlite would block the event loop
-      dialect.name === "sqlite"
-        ? RequestLogStore.RequestLogStore.layerSqliteThread(join(dataDir, Database.SQLITE_FILE))
-        : RequestLogStore.RequestLogStore.layerSql
-    )))
+    Layer.provideMerge(
+      onWriterThread(RequestLogStore.RequestLogStore.layerSqliteWriter, RequestLogStore.RequestLogStore.layerSql)
+    )
+  )
+  const responses = onWriterThread(
+    ResponseStore.ResponseStore.layerSqliteWriter,
+    ResponseStore.ResponseStore.layer
   )
   const guardrailStorage = Layer.mergeAll(
     StoredGuardrails.StoredGuardrails.layer,
@@ -189,7 +203,7 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     Layer.provide(RecordedGateway.layer("batch line"))
   )
   return Layer.provideMerge(
-    Layer.mergeAll(assistants, batches, ResponseStore.ResponseStore.layer),
+    Layer.mergeAll(assistants, batches, responses),
     Layer.provideMerge(pipeline, Layer.mergeAll(identity, providerAccess, guardrailStorage, stores))
   ).pipe(
     Layer.provideMerge(storage),

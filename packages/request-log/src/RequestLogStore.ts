@@ -4,13 +4,12 @@
  * swept of records older than the retention period.
  */
 import { GatewayError, RandomBytes } from "@switchyard/core"
-import { KeysetPage } from "@switchyard/storage"
+import { KeysetPage, SqliteWriter } from "@switchyard/storage"
 import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { v7 as timeOrderedId } from "uuid"
 import type { LogQuery } from "./LogQuery.ts"
 import * as LogRecord from "./LogRecord.ts"
-import * as SqliteWriter from "./SqliteWriter.ts"
 
 /**
  * Record ids are UUIDv7: time-ordered, so each one lands at the end of the primary key's index.
@@ -18,7 +17,7 @@ import * as SqliteWriter from "./SqliteWriter.ts"
  * of ~9 once the table held a few tens of thousands of rows (measured with the trace ids, which are
  * time-ordered too: RequestContext.generateTraceId). Their random bits are cut from core's pool
  * (RandomBytes): the library's own source asks the system for 16 bytes an id. On the embedded
- * SQLite database the writer thread makes them (SqliteWriter), off the event loop.
+ * SQLite database the writer thread makes them (storage's SqliteWriter), off the event loop.
  */
 const newId = (): string => timeOrderedId({ random: RandomBytes.take(16) })
 
@@ -47,30 +46,36 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
   )
 
   /**
-   * For the embedded SQLite database at `filename`: read through the gateway's `SqlClient`,
-   * written by a worker thread of its own (SqliteWriter), off the event loop, which also gives
-   * each record its id.
+   * For the embedded SQLite database: read through the gateway's `SqlClient`, written by the
+   * database's writer thread (storage's `SqliteWriter`), off the event loop, which also gives each
+   * record its id.
    */
-  static readonly layerSqliteThread = (
-    filename: string
-  ): Layer.Layer<RequestLogStore, never, SqlClient.SqlClient> =>
-    Layer.effect(
-      RequestLogStore,
-      Effect.gen(function*() {
-        const store = make(yield* SqlClient.SqlClient)
-        const writer = yield* SqliteWriter.make(filename)
-        return RequestLogStore.of({
-          ...store,
-          write: (entries) => {
-            if (entries.length === 0) return Effect.void
-            const values: Array<LogRecord.ColumnValue> = []
-            for (const entry of entries) LogRecord.appendRow(values, entry)
-            return writer.write(LogRecord.COLUMNS, values)
-          }
-        })
+  static readonly layerSqliteWriter: Layer.Layer<
+    RequestLogStore,
+    never,
+    SqlClient.SqlClient | SqliteWriter.SqliteWriter
+  > = Layer.effect(
+    RequestLogStore,
+    Effect.gen(function*() {
+      const store = make(yield* SqlClient.SqlClient)
+      const writer = yield* SqliteWriter.SqliteWriter
+      return RequestLogStore.of({
+        ...store,
+        write: (entries) => {
+          if (entries.length === 0) return Effect.void
+          const values: Array<LogRecord.ColumnValue> = []
+          for (const entry of entries) LogRecord.appendRow(values, entry)
+          return writer.write([{ sql: INSERT_WITH_NEW_ID, width: LogRecord.COLUMNS.length, values, newId: true }])
+        }
       })
-    )
+    })
+  )
 }
+
+/** One record, its id bound first by the writer thread. */
+const INSERT_WITH_NEW_ID = `INSERT INTO request_logs (id, ${LogRecord.COLUMNS.join(", ")}) VALUES (?, ${
+  LogRecord.COLUMNS.map(() => "?").join(", ")
+})`
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(LogRecord.Row))
 

@@ -10,8 +10,9 @@
  * const kept = ResponseStore.ResponseStore.use((store) => store.get("my-workspace", "resp_1"))
  */
 import { GatewayError } from "@switchyard/core"
+import { SqliteWriter } from "@switchyard/storage"
 import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import type * as ResponseObject from "./ResponseObject.ts"
 
 /** What `DELETE /v1/responses/{id}` answers. */
@@ -33,8 +34,8 @@ const Json = Schema.fromJsonString(Schema.Unknown)
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ body: Json, input_items: Json })))
 const decodeItemRows = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ body: Json })))
 
-const internal = <A>(
-  effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError>
+const internal = <A, E extends { readonly message: string }>(
+  effect: Effect.Effect<A, E>
 ): Effect.Effect<A, GatewayError.InternalError> =>
   Effect.catch(effect, (error) =>
     Effect.andThen(
@@ -58,69 +59,102 @@ export class ResponseStore extends Context.Service<ResponseStore, {
 }>()("@switchyard/responses-format/ResponseStore") {
   static readonly layer: Layer.Layer<ResponseStore, never, SqlClient.SqlClient> = Layer.effect(
     ResponseStore,
+    Effect.map(SqlClient.SqlClient, (sql) => make(sql))
+  )
+
+  /**
+   * For the embedded SQLite database: read through the gateway's `SqlClient`, saved by the
+   * database's writer thread (storage's `SqliteWriter`), so an answer's transaction no longer
+   * holds the event loop; a save still completes only once it is committed, so the response's
+   * id is never answered before `previous_response_id` can find it.
+   */
+  static readonly layerSqliteWriter: Layer.Layer<
+    ResponseStore,
+    never,
+    SqlClient.SqlClient | SqliteWriter.SqliteWriter
+  > = Layer.effect(
+    ResponseStore,
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
+      const store = make(yield* SqlClient.SqlClient)
+      const writer = yield* SqliteWriter.SqliteWriter
       return ResponseStore.of({
-        save: (workspaceId, response, input) =>
-          internal(sql.withTransaction(Effect.gen(function*() {
-            yield* sql`INSERT INTO responses ${
-              sql.insert({
-                id: response.id,
-                workspace_id: workspaceId,
-                created_at: response.created_at,
-                body: JSON.stringify(response),
-                input_items: JSON.stringify(input)
-              })
-            }`
-            for (const item of response.output) {
-              yield* sql`INSERT INTO response_items ${
-                sql.insert({
-                  id: item.id,
-                  workspace_id: workspaceId,
-                  response_id: response.id,
-                  body: JSON.stringify(item)
-                })
-              }`
-            }
-          }))),
-        get: (workspaceId, id) =>
-          internal(
-            sql`SELECT body, input_items FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
-              Effect.flatMap(decodeRows)
-            )
-          ).pipe(
-            Effect.flatMap((rows) => {
-              const row = rows[0]
-              // rows hold what save wrote: the response object as the gateway built it
-              return row === undefined
-                ? Effect.fail(notFound(id))
-                : Effect.succeed({
-                  response: row.body as ResponseObject.Response,
-                  input: Array.isArray(row.input_items) ? row.input_items : []
-                })
-            })
-          ),
-        item: (workspaceId, itemId) =>
-          internal(
-            sql`SELECT body FROM response_items WHERE workspace_id = ${workspaceId} AND id = ${itemId}`.pipe(
-              Effect.flatMap(decodeItemRows)
-            )
-          ).pipe(Effect.map((rows) => rows[0]?.body)),
-        delete: (workspaceId, id) =>
-          internal(sql.withTransaction(Effect.gen(function*() {
-            const rows = yield* sql`SELECT id FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`
-            if (rows.length === 0) return false
-            yield* sql`DELETE FROM response_items WHERE workspace_id = ${workspaceId} AND response_id = ${id}`
-            yield* sql`DELETE FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`
-            return true
-          }))).pipe(
-            Effect.flatMap((deleted) =>
-              deleted
-                ? Effect.succeed({ id, object: "response" as const, deleted: true as const })
-                : Effect.fail(notFound(id))
-            )
-          )
+        ...store,
+        save: (workspaceId, response, input) => {
+          const items: Array<SqliteWriter.Value> = []
+          for (const item of response.output) items.push(item.id, workspaceId, response.id, JSON.stringify(item))
+          const row = [response.id, workspaceId, response.created_at, JSON.stringify(response), JSON.stringify(input)]
+          return internal(writer.write([
+            { sql: INSERT_RESPONSE, width: row.length, values: row },
+            { sql: INSERT_ITEM, width: 4, values: items }
+          ]))
+        }
       })
     })
   )
 }
+
+const INSERT_RESPONSE = "INSERT INTO responses (id, workspace_id, created_at, body, input_items) VALUES (?, ?, ?, ?, ?)"
+const INSERT_ITEM = "INSERT INTO response_items (id, workspace_id, response_id, body) VALUES (?, ?, ?, ?)"
+
+const make = (sql: SqlClient.SqlClient): ResponseStore["Service"] =>
+  ResponseStore.of({
+    save: (workspaceId, response, input) =>
+      internal(sql.withTransaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO responses ${
+          sql.insert({
+            id: response.id,
+            workspace_id: workspaceId,
+            created_at: response.created_at,
+            body: JSON.stringify(response),
+            input_items: JSON.stringify(input)
+          })
+        }`
+        for (const item of response.output) {
+          yield* sql`INSERT INTO response_items ${
+            sql.insert({
+              id: item.id,
+              workspace_id: workspaceId,
+              response_id: response.id,
+              body: JSON.stringify(item)
+            })
+          }`
+        }
+      }))),
+    get: (workspaceId, id) =>
+      internal(
+        sql`SELECT body, input_items FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+          Effect.flatMap(decodeRows)
+        )
+      ).pipe(
+        Effect.flatMap((rows) => {
+          const row = rows[0]
+          // rows hold what save wrote: the response object as the gateway built it
+          return row === undefined
+            ? Effect.fail(notFound(id))
+            : Effect.succeed({
+              response: row.body as ResponseObject.Response,
+              input: Array.isArray(row.input_items) ? row.input_items : []
+            })
+        })
+      ),
+    item: (workspaceId, itemId) =>
+      internal(
+        sql`SELECT body FROM response_items WHERE workspace_id = ${workspaceId} AND id = ${itemId}`.pipe(
+          Effect.flatMap(decodeItemRows)
+        )
+      ).pipe(Effect.map((rows) => rows[0]?.body)),
+    delete: (workspaceId, id) =>
+      internal(sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* sql`SELECT id FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`
+        if (rows.length === 0) return false
+        yield* sql`DELETE FROM response_items WHERE workspace_id = ${workspaceId} AND response_id = ${id}`
+        yield* sql`DELETE FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`
+        return true
+      }))).pipe(
+        Effect.flatMap((deleted) =>
+          deleted
+            ? Effect.succeed({ id, object: "response" as const, deleted: true as const })
+            : Effect.fail(notFound(id))
+        )
+      )
+  })

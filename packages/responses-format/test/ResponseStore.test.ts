@@ -11,8 +11,19 @@ const answered = (id: string): ResponseObject.Response => ({
   output: [{ type: "message", id: `msg_${id}`, status: "completed", role: "assistant", content: [] }]
 })
 
-for (const { name, layer: database } of TestDatabase.dialects) {
-  layer(ResponseStore.ResponseStore.layer.pipe(Layer.provideMerge(database)))(`ResponseStore on ${name}`, (it) => {
+const stores = [
+  ...TestDatabase.dialects.map(({ layer: database, name }) => ({
+    name,
+    layer: ResponseStore.ResponseStore.layer.pipe(Layer.provideMerge(database))
+  })),
+  {
+    name: "a SQLite file, saved by the writer thread",
+    layer: ResponseStore.ResponseStore.layerSqliteWriter.pipe(Layer.provideMerge(TestDatabase.layerSqliteFile))
+  }
+]
+
+for (const { name, layer: store } of stores) {
+  layer(store)(`ResponseStore on ${name}`, (it) => {
     it.effect("keeps a response with its conversation, its items by id, per workspace; delete removes both", () =>
       Effect.gen(function*() {
         const store = yield* ResponseStore.ResponseStore
@@ -33,6 +44,20 @@ for (const { name, layer: database } of TestDatabase.dialects) {
         })
         assert.strictEqual((yield* Effect.flip(store.get("ws-a", "resp_1")))._tag, "NotFound")
         assert.isUndefined(yield* store.item("ws-a", "msg_resp_1"))
+      }))
+
+    it.effect("a save that cannot be kept fails as the gateway's own error and leaves what was kept whole", () =>
+      Effect.gen(function*() {
+        const store = yield* ResponseStore.ResponseStore
+        const input = [{ type: "message", role: "user", content: "first" }]
+        yield* store.save("ws-a", answered("resp_2"), input)
+        // a second response whose id is taken: neither its row nor its item may be kept
+        const again = { ...answered("resp_2"), output: [{ ...answered("resp_2").output[0]!, id: "msg_other" }] }
+        const error = yield* Effect.flip(store.save("ws-a", again, []))
+        assert.strictEqual(error._tag, "InternalError")
+        assert.match(error.message, /^responses: /)
+        assert.deepStrictEqual(yield* store.get("ws-a", "resp_2"), { response: answered("resp_2"), input })
+        assert.isUndefined(yield* store.item("ws-a", "msg_other"))
       }))
   })
 }

@@ -22,7 +22,11 @@ import { Config, Effect, Layer, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as Database from "../Database.ts"
+import * as SqliteWriter from "../SqliteWriter.ts"
 
 /** The Postgres server the tests use unless `SWITCHYARD_TEST_DATABASE_URL` names another. */
 export const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test"
@@ -32,6 +36,27 @@ export type TestDatabaseError = Database.DatabaseError | Config.ConfigError
 /** A private, migrated in-memory SQLite database. */
 export const layerSqlite: Layer.Layer<SqlClient.SqlClient | Database.Dialect, TestDatabaseError> = Database
   .layerSqlite(":memory:")
+
+/**
+ * A migrated SQLite database in a file of a new temporary directory (removed when the layer's scope
+ * closes), with the writer thread on it: the embedded gateway's own arrangement.
+ */
+export const layerSqliteFile: Layer.Layer<
+  SqlClient.SqlClient | Database.Dialect | SqliteWriter.SqliteWriter,
+  TestDatabaseError
+> = Layer.unwrap(
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "switchyard-test-db-"))),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    ),
+    (dir) => {
+      const filename = join(dir, Database.SQLITE_FILE)
+      // the thread opens the file once it is migrated (and in WAL mode), as in the gateway
+      return SqliteWriter.SqliteWriter.layer({ filename }).pipe(Layer.provideMerge(Database.layerSqlite(filename)))
+    }
+  )
+)
 
 const postgresUrl = Config.String("SWITCHYARD_TEST_DATABASE_URL").pipe(Config.withDefault(DEFAULT_POSTGRES_URL))
 

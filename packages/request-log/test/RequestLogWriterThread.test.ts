@@ -1,11 +1,11 @@
 /**
- * The request log written by a worker thread on the embedded SQLite file: what it writes reads
+ * The request log written by storage's writer thread on the embedded SQLite file: what it writes reads
  * back through the gateway's own connection, batches larger than one INSERT included; a batch the
  * thread cannot write fails with its reason.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { RequestLogStore } from "@switchyard/request-log"
-import { Database } from "@switchyard/storage"
+import { Database, SqliteWriter } from "@switchyard/storage"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -44,7 +44,8 @@ describe("the request log's SQLite writer thread", () => {
         assert.strictEqual(yield* store.deleteBefore(1_700_000_000_001), 250)
       }).pipe(
         Effect.provide(
-          RequestLogStore.RequestLogStore.layerSqliteThread(filename).pipe(
+          RequestLogStore.RequestLogStore.layerSqliteWriter.pipe(
+            Layer.provide(SqliteWriter.SqliteWriter.layer({ filename })),
             Layer.provideMerge(Database.layerSqlite(filename))
           )
         )
@@ -63,7 +64,8 @@ describe("the request log's SQLite writer thread", () => {
         assert.match(error.message, /request_logs/)
       }).pipe(
         Effect.provide(
-          RequestLogStore.RequestLogStore.layerSqliteThread(elsewhere).pipe(
+          RequestLogStore.RequestLogStore.layerSqliteWriter.pipe(
+            Layer.provide(SqliteWriter.SqliteWriter.layer({ filename: elsewhere })),
             Layer.provideMerge(Database.layerSqlite(join(dir, "switchyard.db")))
           )
         )

@@ -1,0 +1,104 @@
+/**
+ * The writer thread on a SQLite file: a write's statements commit together, read back on the
+ * gateway's own connection once the write succeeds; a write that fails part way leaves nothing of
+ * itself and fails with SQLite's reason, and the thread goes on; a stopped thread fails every write.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { SqliteWriter } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
+import { Effect, Exit, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import { validate, version } from "uuid"
+
+const createNotes = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    Effect.andThen(
+      sql`CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL, n INTEGER NULL)`,
+      sql`CREATE TABLE tags (note_id TEXT NOT NULL REFERENCES notes (id), tag TEXT NOT NULL)`
+    )
+)
+
+const notes = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql<
+      { readonly id: string; readonly body: string; readonly n: number | null }
+    >`SELECT id, body, n FROM notes ORDER BY id`
+)
+
+const INSERT_NOTE = "INSERT INTO notes (id, body, n) VALUES (?, ?, ?)"
+const INSERT_TAG = "INSERT INTO tags (note_id, tag) VALUES (?, ?)"
+
+describe("SqliteWriter", () => {
+  it.effect("commits every statement of a write together, each run once a row, read back on the SqlClient", () =>
+    Effect.gen(function*() {
+      yield* createNotes
+      const writer = yield* SqliteWriter.SqliteWriter
+      yield* writer.write([
+        { sql: INSERT_NOTE, width: 3, values: ["a", "one", 1, "b", "two", null] },
+        { sql: INSERT_TAG, width: 2, values: ["a", "x", "a", "y", "b", "z"] },
+        // a statement with no rows runs no time
+        { sql: INSERT_TAG, width: 2, values: [] }
+      ])
+      assert.deepStrictEqual(yield* notes, [{ id: "a", body: "one", n: 1 }, { id: "b", body: "two", n: null }])
+      const sql = yield* SqlClient.SqlClient
+      const tags = yield* sql<{ readonly tag: string }>`SELECT tag FROM tags ORDER BY tag`
+      assert.deepStrictEqual(tags.map((row) => row.tag), ["x", "y", "z"])
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
+
+  it.effect("gives each row a new time-ordered id (UUIDv7) when asked", () =>
+    Effect.gen(function*() {
+      yield* createNotes
+      const writer = yield* SqliteWriter.SqliteWriter
+      const bodies = Array.from({ length: 300 }, (_, index) => String(index).padStart(3, "0"))
+      const before = Date.now()
+      yield* writer.write([{
+        sql: "INSERT INTO notes (id, body) VALUES (?, ?)",
+        width: 1,
+        values: bodies,
+        newId: true
+      }])
+      const rows = yield* notes
+      assert.strictEqual(rows.length, 300)
+      assert.strictEqual(new Set(rows.map((row) => row.id)).size, 300)
+      const after = Date.now()
+      for (const row of rows) {
+        assert.isTrue(validate(row.id) && version(row.id) === 7, row.id)
+        // the id starts with the milliseconds it was made at
+        const madeAt = Number.parseInt(row.id.replaceAll("-", "").slice(0, 12), 16)
+        assert.isTrue(madeAt >= before && madeAt <= after, `${row.id} made at ${madeAt}`)
+      }
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
+
+  it.effect("a write that fails part way leaves nothing of itself, fails with SQLite's reason, and the thread goes on", () =>
+    Effect.gen(function*() {
+      yield* createNotes
+      const writer = yield* SqliteWriter.SqliteWriter
+      yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["a", "kept", 1] }])
+      // the second row's id is taken: the first row of the same write must not stay
+      const duplicate = yield* Effect.flip(writer.write([
+        { sql: INSERT_NOTE, width: 3, values: ["b", "new", 2, "a", "again", 3] }
+      ]))
+      assert.strictEqual(duplicate._tag, "WriterThreadError")
+      assert.match(duplicate.message, /UNIQUE constraint failed: notes\.id/)
+      // a foreign key names a note that does not exist: the note before it in the write goes too
+      const orphan = yield* Effect.flip(writer.write([
+        { sql: INSERT_NOTE, width: 3, values: ["c", "new", 3] },
+        { sql: INSERT_TAG, width: 2, values: ["nowhere", "x"] }
+      ]))
+      assert.match(orphan.message, /FOREIGN KEY constraint failed/)
+      assert.deepStrictEqual(yield* notes, [{ id: "a", body: "kept", n: 1 }])
+      yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["d", "after", 4] }])
+      assert.deepStrictEqual((yield* notes).map((row) => row.id), ["a", "d"])
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
+
+  it.effect("fails every write once its scope has closed and the thread stopped", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const writer = yield* SqliteWriter.make({ filename: ":memory:" }).pipe(Scope.provide(scope))
+      yield* Scope.close(scope, Exit.void)
+      const stopped = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width: 3, values: ["a", "late", 1] }]))
+      assert.match(stopped.message, /the writer thread exited/)
+    }))
+})
