@@ -148,13 +148,14 @@ export const copyExamples = (packages: ReadonlyArray<WorkspacePackage>, project:
     tests.push(join(to, "test/Examples.test.ts"))
   }
   const testing = join(repoRoot, "packages/storage/src/testing")
-  const sibling = "import * as Database from \"../Database.ts\""
+  // the helper imports the package's own modules from its index, which a consumer imports by name
+  const sibling = "import { Database, SqliteWriter } from \"../index.ts\""
   const source = readFileSync(join(testing, "TestDatabase.ts"), "utf8")
   if (!source.includes(sibling)) throw new Error(`TestDatabase.ts no longer has: ${sibling}`)
   mkdirSync(join(project, "storage-testing"), { recursive: true })
   writeFileSync(
     join(project, "storage-testing/TestDatabase.ts"),
-    source.replace(sibling, "import { Database } from \"@switchyard/storage\"")
+    source.replace(sibling, "import { Database, SqliteWriter } from \"@switchyard/storage\"")
   )
   cpSync(join(testing, "index.ts"), join(project, "storage-testing/index.ts"))
   return tests

@@ -25,8 +25,7 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Database from "../Database.ts"
-import * as SqliteWriter from "../SqliteWriter.ts"
+import { Database, SqliteWriter } from "../index.ts"
 
 /** The Postgres server the tests use unless `SWITCHYARD_TEST_DATABASE_URL` names another. */
 export const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test"
