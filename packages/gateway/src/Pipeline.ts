@@ -143,9 +143,11 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     threaded: Layer.Layer<A, never, B | SqliteWriter.SqliteWriter>,
     onClient: Layer.Layer<A, never, B>
   ): Layer.Layer<A, never, B | Database.Dialect> =>
-    Layer.unwrap(Database.Dialect.useSync((dialect) =>
-      dialect.name === "sqlite" ? Layer.provide(threaded, sqliteWriter) : onClient
-    ))
+    Layer.unwrap(
+      Database.Dialect.useSync((dialect) =>
+        dialect.name === "sqlite" ? Layer.provide(threaded, sqliteWriter) : onClient
+      )
+    )
   // one writer, built once: the HTTP edge and the in-process calls record into its one buffer
   const requestLog = RequestLog.RequestLog.layer(options.requestLog).pipe(
     Layer.provideMerge(

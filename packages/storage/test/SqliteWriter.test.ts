@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqliteWriter } from "@switchyard/storage"
 import { TestDatabase } from "@switchyard/storage/testing"
-import { Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Result, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { validate, version } from "uuid"
 
@@ -91,6 +91,30 @@ describe("SqliteWriter", () => {
       assert.deepStrictEqual(yield* notes, [{ id: "a", body: "kept", n: 1 }])
       yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["d", "after", 4] }])
       assert.deepStrictEqual((yield* notes).map((row) => row.id), ["a", "d"])
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
+
+  it.effect("writes sent together commit together, but each all or nothing: one that fails takes no other with it", () =>
+    Effect.gen(function*() {
+      yield* createNotes
+      const writer = yield* SqliteWriter.SqliteWriter
+      yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["taken", "kept", 0] }])
+      // sent in one go, they queue while the thread commits the first: its next group holds the rest
+      const outcomes = yield* Effect.forEach(
+        Array.from({ length: 40 }, (_, index) => index),
+        (index) =>
+          Effect.result(writer.write([
+            { sql: INSERT_NOTE, width: 3, values: [`n${String(index).padStart(2, "0")}`, "new", index] },
+            // the 20th write's second row has an id that is taken: its first row must not stay either
+            { sql: INSERT_NOTE, width: 3, values: index === 20 ? ["taken", "again", index] : [] }
+          ])),
+        { concurrency: "unbounded" }
+      )
+      const failed = outcomes.flatMap((outcome, index) => Result.isFailure(outcome) ? [index] : [])
+      assert.deepStrictEqual(failed, [20])
+      const ids = (yield* notes).map((row) => row.id)
+      assert.strictEqual(ids.length, 40)
+      assert.notInclude(ids, "n20")
+      assert.include(ids, "taken")
     }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
 
   it.effect("fails every write once its scope has closed and the thread stopped", () =>
