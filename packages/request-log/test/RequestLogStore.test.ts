@@ -27,8 +27,19 @@ const denied: RequestNotes.HookNote = {
 }
 const traces = (records: ReadonlyArray<LogRecord.LogRecord>) => records.map((record) => record.trace_id)
 
-for (const { layer: database, name } of TestDatabase.dialects) {
-  layer(RequestLogStore.RequestLogStore.layerSql.pipe(Layer.provideMerge(database)))(
+const stores = [
+  ...TestDatabase.dialects.map(({ layer: database, name }) => ({
+    name,
+    layer: RequestLogStore.RequestLogStore.layerSql.pipe(Layer.provideMerge(database))
+  })),
+  {
+    name: "a SQLite file, written by the writer thread",
+    layer: RequestLogStore.RequestLogStore.layerSqliteWriter.pipe(Layer.provideMerge(TestDatabase.layerSqliteFile))
+  }
+]
+
+for (const { layer: store, name } of stores) {
+  layer(store)(
     `RequestLogStore on ${name}`,
     (it) => {
       it.effect("reads back a record as the API answers it", () =>
@@ -141,16 +152,24 @@ for (const { layer: database, name } of TestDatabase.dialects) {
           )
         }))
 
-      it.effect("deletes the records received before a time, and says how many", () =>
+      it.effect("deletes the records received before a time, a chunk at a time, and says how many", () =>
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
           const ws = "ws-retention"
+          const old = (count: number, before: number) =>
+            Array.from(
+              { length: count },
+              (_, index) => entry(`gone-${index}`, { workspaceId: ws, receivedAt: before - count + index })
+            )
+          // two and a half chunks, then exactly two: the sweep stops at a short chunk, or an empty one
           yield* store.write([
-            entry("gone", { workspaceId: ws, receivedAt: 10 }),
+            ...old(RequestLogStore.SWEEP_CHUNK * 2.5, 1_000),
             entry("kept", { workspaceId: ws, receivedAt: 9_000_000_000_000 })
           ])
-          const deleted = yield* store.deleteBefore(1_000)
-          assert.isAtLeast(deleted, 1)
+          assert.strictEqual(yield* store.deleteBefore(1_000), RequestLogStore.SWEEP_CHUNK * 2.5)
+          yield* store.write(old(RequestLogStore.SWEEP_CHUNK * 2, 1_000))
+          assert.strictEqual(yield* store.deleteBefore(1_000), RequestLogStore.SWEEP_CHUNK * 2)
+          assert.strictEqual(yield* store.deleteBefore(1_000), 0)
           assert.deepStrictEqual(traces((yield* store.list(ws, page)).data), ["kept"])
         }))
 

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { RequestLogStore } from "@switchyard/request-log"
 import { Database, SqliteWriter } from "@switchyard/storage"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -42,6 +42,32 @@ describe("the request log's SQLite writer thread", () => {
         assert.deepStrictEqual(page.data[0]?.metadata, { team: "search" })
         assert.deepStrictEqual(page.data[0]?.hook_results, hooks)
         assert.strictEqual(yield* store.deleteBefore(1_700_000_000_001), 250)
+      }).pipe(
+        Effect.provide(
+          RequestLogStore.RequestLogStore.layerSqliteWriter.pipe(
+            Layer.provide(SqliteWriter.SqliteWriter.layer({ filename })),
+            Layer.provideMerge(Database.layerSqlite(filename))
+          )
+        )
+      )
+    }))
+
+  it.effect("sweeps a chunk a transaction: a batch sent during a long sweep is written between its chunks", () =>
+    inTempDir((dir) => {
+      const filename = join(dir, "switchyard.db")
+      return Effect.gen(function*() {
+        const store = yield* RequestLogStore.RequestLogStore
+        const old = RequestLogStore.SWEEP_CHUNK * 10
+        yield* store.write(Array.from({ length: old }, (_, index) => entry(`old-${index}`, { receivedAt: index })))
+        const sweep = yield* Effect.forkChild(store.deleteBefore(old))
+        // the sweep sends its first chunk to the thread before this batch
+        yield* Effect.yieldNow
+        yield* store.write([entry("t-new")])
+        // one DELETE would have held the batch behind all ten thousand rows
+        assert.isUndefined(sweep.pollUnsafe())
+        assert.strictEqual(yield* Fiber.join(sweep), old)
+        const page = yield* store.list("ws-1", { limit: 10, order: "desc" })
+        assert.deepStrictEqual(page.data.map((record) => record.trace_id), ["t-new"])
       }).pipe(
         Effect.provide(
           RequestLogStore.RequestLogStore.layerSqliteWriter.pipe(

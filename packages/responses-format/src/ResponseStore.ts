@@ -83,10 +83,10 @@ export class ResponseStore extends Context.Service<ResponseStore, {
           const items: Array<SqliteWriter.Value> = []
           for (const item of response.output) items.push(item.id, workspaceId, response.id, JSON.stringify(item))
           const row = [response.id, workspaceId, response.created_at, JSON.stringify(response), JSON.stringify(input)]
-          return internal(writer.write([
+          return internal(Effect.asVoid(writer.write([
             { sql: INSERT_RESPONSE, width: row.length, values: row },
             { sql: INSERT_ITEM, width: 4, values: items }
-          ]))
+          ])))
         }
       })
     })

@@ -50,6 +50,13 @@ export interface WriterOptions {
   readonly synchronous?: Synchronous | undefined
 }
 
+/** What the thread answers a write: the rows it changed, or why it failed. */
+interface Answer {
+  readonly id: number
+  readonly changes?: number
+  readonly error?: string
+}
+
 /** How long the thread waits for the gateway's own connection to let go of the database. */
 const BUSY_TIMEOUT_MILLIS = 5_000
 
@@ -57,8 +64,11 @@ const BUSY_TIMEOUT_MILLIS = 5_000
 const script = new URL(`./internal/SqliteWriterThread${extname(new URL(import.meta.url).pathname)}`, import.meta.url)
 
 export class SqliteWriter extends Context.Service<SqliteWriter, {
-  /** Runs `statements` in one transaction in the thread; succeeds once it is committed, fails (rolled back) with the thread's reason. */
-  readonly write: (statements: ReadonlyArray<Rows>) => Effect.Effect<void, WriterThreadError>
+  /**
+   * Runs `statements` in the thread, all or nothing; succeeds once they are committed with the
+   * number of rows they changed, fails (rolled back) with the thread's reason.
+   */
+  readonly write: (statements: ReadonlyArray<Rows>) => Effect.Effect<number, WriterThreadError>
 }>()("@switchyard/storage/SqliteWriter") {
   /** A writer thread on the database file, stopped with the layer. */
   static readonly layer = (options: WriterOptions): Layer.Layer<SqliteWriter> =>
@@ -68,7 +78,7 @@ export class SqliteWriter extends Context.Service<SqliteWriter, {
 /** A writer thread on the database file, stopped with the scope. */
 export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
-    const pending = new Map<number, (error: string | undefined) => void>()
+    const pending = new Map<number, (answer: Answer) => void>()
     let next = 0
     const worker = yield* Effect.acquireRelease(
       Effect.sync(() =>
@@ -87,16 +97,16 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
       ),
       (worker) => Effect.promise(() => worker.terminate())
     )
-    worker.on("message", (answer: { readonly id: number; readonly error?: string }) => {
+    worker.on("message", (answer: Answer) => {
       const done = pending.get(answer.id)
       pending.delete(answer.id)
-      done?.(answer.error)
+      done?.(answer)
     })
     // a thread that died fails what it held, and every later write
     let stopped: string | undefined
     const stop = (why: string) => {
       stopped = why
-      for (const done of pending.values()) done(why)
+      for (const [id, done] of pending) done({ id, error: why })
       pending.clear()
     }
     worker.on("error", (cause) => stop(`the writer thread failed: ${cause.message}`))
@@ -107,14 +117,15 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
     worker.unref()
     return SqliteWriter.of({
       write: (statements) =>
-        Effect.callback<void, WriterThreadError>((resume) => {
+        Effect.callback<number, WriterThreadError>((resume) => {
           if (stopped !== undefined) return resume(Effect.fail(new WriterThreadError({ message: stopped })))
           const id = next++
-          pending.set(
-            id,
-            (error) =>
-              resume(error === undefined ? Effect.void : Effect.fail(new WriterThreadError({ message: error })))
-          )
+          pending.set(id, ({ changes, error }) =>
+            resume(
+              error === undefined
+                ? Effect.succeed(changes ?? 0)
+                : Effect.fail(new WriterThreadError({ message: error }))
+            ))
           worker.postMessage({ id, statements })
         })
     })

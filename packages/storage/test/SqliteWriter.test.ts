@@ -31,16 +31,33 @@ const INSERT_NOTE = "INSERT INTO notes (id, body, n) VALUES (?, ?, ?)"
 const INSERT_TAG = "INSERT INTO tags (note_id, tag) VALUES (?, ?)"
 
 describe("SqliteWriter", () => {
+  it.effect("answers the rows a write's statements changed", () =>
+    Effect.gen(function*() {
+      yield* createNotes
+      const writer = yield* SqliteWriter.SqliteWriter
+      yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["a", "x", 1, "b", "x", 2, "c", "y", 3] }])
+      assert.strictEqual(
+        yield* writer.write([{ sql: "UPDATE notes SET n = n + 1 WHERE body = ?", width: 1, values: ["x"] }]),
+        2
+      )
+      assert.strictEqual(
+        yield* writer.write([{ sql: "DELETE FROM notes WHERE body = ?", width: 1, values: ["none"] }]),
+        0
+      )
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
+
   it.effect("commits every statement of a write together, each run once a row, read back on the SqlClient", () =>
     Effect.gen(function*() {
       yield* createNotes
       const writer = yield* SqliteWriter.SqliteWriter
-      yield* writer.write([
+      const changed = yield* writer.write([
         { sql: INSERT_NOTE, width: 3, values: ["a", "one", 1, "b", "two", null] },
         { sql: INSERT_TAG, width: 2, values: ["a", "x", "a", "y", "b", "z"] },
         // a statement with no rows runs no time
         { sql: INSERT_TAG, width: 2, values: [] }
       ])
+      // two notes and three tags
+      assert.strictEqual(changed, 5)
       assert.deepStrictEqual(yield* notes, [{ id: "a", body: "one", n: 1 }, { id: "b", body: "two", n: null }])
       const sql = yield* SqlClient.SqlClient
       const tags = yield* sql<{ readonly tag: string }>`SELECT tag FROM tags ORDER BY tag`

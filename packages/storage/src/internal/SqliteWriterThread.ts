@@ -1,6 +1,7 @@
 /**
  * The SQLite writer thread (see SqliteWriter.ts): it runs the writes it is sent on its own
- * connection to the database file, each all or nothing, and answers `{ id, error? }` for each. Only node
+ * connection to the database file, each all or nothing, and answers `{ id, changes }` (the rows
+ * its statements changed) or `{ id, error }` for each. Only node
  * builtins and `uuid` are imported: the thread loads this file alone, not the gateway's modules.
  */
 import { randomFillSync } from "node:crypto"
@@ -58,14 +59,21 @@ const statementOf = (sql: string): StatementSync => {
 }
 
 // one row a run, bound row by row: cheaper for the thread than one statement of 100 rows, whose
-// 2,300 values (the request log's) were spread into a single call
-const run = ({ newId: withId, sql, values, width }: Rows): void => {
+// 2,300 values (the request log's) were spread into a single call; answers the rows changed
+const run = ({ newId: withId, sql, values, width }: Rows): number => {
   const statement = statementOf(sql)
+  let changes = 0
   for (let start = 0; start < values.length; start += width) {
     const row = values.slice(start, start + width)
-    if (withId === true) statement.run(newId(), ...row)
-    else statement.run(...row)
+    changes += Number((withId === true ? statement.run(newId(), ...row) : statement.run(...row)).changes)
   }
+  return changes
+}
+
+interface Answer {
+  readonly id: number
+  readonly changes?: number
+  readonly error?: string
 }
 
 /**
@@ -74,8 +82,8 @@ const run = ({ newId: withId, sql, values, width }: Rows): void => {
  * small write's cost (nine tenths of this thread's CPU for a stored response, profiled), so under
  * load a group shares one.
  */
-const commit = (writes: ReadonlyArray<Write>): Array<{ readonly id: number; readonly error?: string }> => {
-  const answers: Array<{ readonly id: number; readonly error?: string }> = []
+const commit = (writes: ReadonlyArray<Write>): Array<Answer> => {
+  const answers: Array<Answer> = []
   try {
     db.exec("BEGIN IMMEDIATE")
   } catch (cause) {
@@ -84,9 +92,10 @@ const commit = (writes: ReadonlyArray<Write>): Array<{ readonly id: number; read
   for (const { id, statements } of writes) {
     db.exec("SAVEPOINT write")
     try {
-      for (const rows of statements) run(rows)
+      let changes = 0
+      for (const rows of statements) changes += run(rows)
       db.exec("RELEASE write")
-      answers.push({ id })
+      answers.push({ id, changes })
     } catch (cause) {
       // an I/O error or a full disk can have rolled back the whole transaction, and with it the
       // writes before this one: then the group fails together
