@@ -134,6 +134,19 @@ describe("SqliteWriter", () => {
       assert.include(ids, "taken")
     }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
 
+  it.effect("refuses values that are not whole rows of its width, rather than run forever or bind a short row", () =>
+    Effect.gen(function*() {
+      yield* createNotes
+      const writer = yield* SqliteWriter.SqliteWriter
+      for (const width of [0, -1, 1.5, Number.NaN]) {
+        const error = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width, values: ["a", "x", 1] }]))
+        assert.match(error.message, /width must be a whole number from 1/)
+      }
+      const short = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width: 3, values: ["a", "x", 1, "b"] }]))
+      assert.match(short.message, /4 values are not rows of 3/)
+      assert.deepStrictEqual(yield* notes, [])
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
+
   it.effect("fails every write once its scope has closed and the thread stopped", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()

@@ -61,6 +61,9 @@ const statementOf = (sql: string): StatementSync => {
 // one row a run, bound row by row: cheaper for the thread than one statement of 100 rows, whose
 // 2,300 values (the request log's) were spread into a single call; answers the rows changed
 const run = ({ newId: withId, sql, values, width }: Rows): number => {
+  if (!Number.isInteger(width) || width < 1 || values.length % width !== 0) {
+    throw new RangeError(`${values.length} values are not rows of ${width}: width must be a whole number from 1`)
+  }
   const statement = statementOf(sql)
   let changes = 0
   for (let start = 0; start < values.length; start += width) {
@@ -76,40 +79,42 @@ interface Answer {
   readonly error?: string
 }
 
+/** One write inside a savepoint of the group's transaction: all of it, or (failing) none of it. */
+const inSavepoint = ({ id, statements }: Write): Answer => {
+  db.exec("SAVEPOINT write")
+  try {
+    let changes = 0
+    for (const rows of statements) changes += run(rows)
+    db.exec("RELEASE write")
+    return { id, changes }
+  } catch (cause) {
+    // an I/O error or a full disk can have rolled back the whole transaction, and with it the
+    // writes before this one: then the group fails together
+    if (!db.isTransaction) throw cause
+    db.exec("ROLLBACK TO write")
+    db.exec("RELEASE write")
+    return { id, error: messageOf(cause) }
+  }
+}
+
 /**
  * Commits the writes that have queued up as one transaction, each inside a savepoint of its own:
  * a write that fails is rolled back alone, and the others commit together. A commit is most of a
  * small write's cost (nine tenths of this thread's CPU for a stored response, profiled), so under
- * load a group shares one.
+ * load a group shares one. Never throws: a thread that died would fail every later write.
  */
 const commit = (writes: ReadonlyArray<Write>): Array<Answer> => {
-  const answers: Array<Answer> = []
   try {
     db.exec("BEGIN IMMEDIATE")
-  } catch (cause) {
-    return writes.map(({ id }) => ({ id, error: messageOf(cause) }))
-  }
-  for (const { id, statements } of writes) {
-    db.exec("SAVEPOINT write")
-    try {
-      let changes = 0
-      for (const rows of statements) changes += run(rows)
-      db.exec("RELEASE write")
-      answers.push({ id, changes })
-    } catch (cause) {
-      // an I/O error or a full disk can have rolled back the whole transaction, and with it the
-      // writes before this one: then the group fails together
-      if (!db.isTransaction) return writes.map((write) => ({ id: write.id, error: messageOf(cause) }))
-      db.exec("ROLLBACK TO write")
-      db.exec("RELEASE write")
-      answers.push({ id, error: messageOf(cause) })
-    }
-  }
-  try {
+    const answers = writes.map(inSavepoint)
     db.exec("COMMIT")
     return answers
   } catch (cause) {
-    db.exec("ROLLBACK")
+    try {
+      if (db.isTransaction) db.exec("ROLLBACK")
+    } catch {
+      // the connection is left as it is: the next group's BEGIN says what is wrong with it
+    }
     return writes.map(({ id }) => ({ id, error: messageOf(cause) }))
   }
 }
