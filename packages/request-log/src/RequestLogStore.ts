@@ -65,7 +65,12 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
       return RequestLogStore.of({
         ...store,
         deleteBefore: (epochMs) =>
-          inChunks(() => writer.write([{ sql: DELETE_CHUNK, width: 2, values: [epochMs, SWEEP_CHUNK] }])),
+          inChunks(() =>
+            Effect.map(
+              writer.write([{ sql: DELETE_CHUNK, width: 2, values: [epochMs, SWEEP_CHUNK] }]),
+              ([deleted]) => deleted ?? 0
+            )
+          ),
         write: (entries) => {
           if (entries.length === 0) return Effect.void
           const values: Array<LogRecord.ColumnValue> = []

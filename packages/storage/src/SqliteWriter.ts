@@ -50,10 +50,10 @@ export interface WriterOptions {
   readonly synchronous?: Synchronous | undefined
 }
 
-/** What the thread answers a write: the rows it changed, or why it failed. */
+/** What the thread answers a write: the rows each of its statements changed, or why it failed. */
 interface Answer {
   readonly id: number
-  readonly changes?: number
+  readonly changes?: ReadonlyArray<number>
   readonly error?: string
 }
 
@@ -66,9 +66,9 @@ const script = new URL(`./internal/SqliteWriterThread${extname(new URL(import.me
 export class SqliteWriter extends Context.Service<SqliteWriter, {
   /**
    * Runs `statements` in the thread, all or nothing; succeeds once they are committed with the
-   * number of rows they changed, fails (rolled back) with the thread's reason.
+   * number of rows each changed, in their order; fails (rolled back) with the thread's reason.
    */
-  readonly write: (statements: ReadonlyArray<Rows>) => Effect.Effect<number, WriterThreadError>
+  readonly write: (statements: ReadonlyArray<Rows>) => Effect.Effect<ReadonlyArray<number>, WriterThreadError>
 }>()("@switchyard/storage/SqliteWriter") {
   /** A writer thread on the database file, stopped with the layer. */
   static readonly layer = (options: WriterOptions): Layer.Layer<SqliteWriter> =>
@@ -117,13 +117,13 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
     worker.unref()
     return SqliteWriter.of({
       write: (statements) =>
-        Effect.callback<number, WriterThreadError>((resume) => {
+        Effect.callback<ReadonlyArray<number>, WriterThreadError>((resume) => {
           if (stopped !== undefined) return resume(Effect.fail(new WriterThreadError({ message: stopped })))
           const id = next++
           pending.set(id, ({ changes, error }) =>
             resume(
               error === undefined
-                ? Effect.succeed(changes ?? 0)
+                ? Effect.succeed(changes ?? [])
                 : Effect.fail(new WriterThreadError({ message: error }))
             ))
           worker.postMessage({ id, statements })

@@ -31,18 +31,17 @@ const INSERT_NOTE = "INSERT INTO notes (id, body, n) VALUES (?, ?, ?)"
 const INSERT_TAG = "INSERT INTO tags (note_id, tag) VALUES (?, ?)"
 
 describe("SqliteWriter", () => {
-  it.effect("answers the rows a write's statements changed", () =>
+  it.effect("answers the rows each of a write's statements changed", () =>
     Effect.gen(function*() {
       yield* createNotes
       const writer = yield* SqliteWriter.SqliteWriter
       yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["a", "x", 1, "b", "x", 2, "c", "y", 3] }])
-      assert.strictEqual(
-        yield* writer.write([{ sql: "UPDATE notes SET n = n + 1 WHERE body = ?", width: 1, values: ["x"] }]),
-        2
-      )
-      assert.strictEqual(
-        yield* writer.write([{ sql: "DELETE FROM notes WHERE body = ?", width: 1, values: ["none"] }]),
-        0
+      assert.deepStrictEqual(
+        yield* writer.write([
+          { sql: "UPDATE notes SET n = n + 1 WHERE body = ?", width: 1, values: ["x"] },
+          { sql: "DELETE FROM notes WHERE body = ?", width: 1, values: ["none", "y"] }
+        ]),
+        [2, 1]
       )
     }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
 
@@ -56,8 +55,8 @@ describe("SqliteWriter", () => {
         // a statement with no rows runs no time
         { sql: INSERT_TAG, width: 2, values: [] }
       ])
-      // two notes and three tags
-      assert.strictEqual(changed, 5)
+      // two notes, three tags, and no row of the empty statement
+      assert.deepStrictEqual(changed, [2, 3, 0])
       assert.deepStrictEqual(yield* notes, [{ id: "a", body: "one", n: 1 }, { id: "b", body: "two", n: null }])
       const sql = yield* SqlClient.SqlClient
       const tags = yield* sql<{ readonly tag: string }>`SELECT tag FROM tags ORDER BY tag`

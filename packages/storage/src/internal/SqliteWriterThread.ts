@@ -1,7 +1,7 @@
 /**
  * The SQLite writer thread (see SqliteWriter.ts): it runs the writes it is sent on its own
  * connection to the database file, each all or nothing, and answers `{ id, changes }` (the rows
- * its statements changed) or `{ id, error }` for each. Only node
+ * each of its statements changed) or `{ id, error }` for each. Only node
  * builtins and `uuid` are imported: the thread loads this file alone, not the gateway's modules.
  */
 import { randomFillSync } from "node:crypto"
@@ -75,7 +75,7 @@ const run = ({ newId: withId, sql, values, width }: Rows): number => {
 
 interface Answer {
   readonly id: number
-  readonly changes?: number
+  readonly changes?: ReadonlyArray<number>
   readonly error?: string
 }
 
@@ -83,8 +83,7 @@ interface Answer {
 const inSavepoint = ({ id, statements }: Write): Answer => {
   db.exec("SAVEPOINT write")
   try {
-    let changes = 0
-    for (const rows of statements) changes += run(rows)
+    const changes = statements.map(run)
     db.exec("RELEASE write")
     return { id, changes }
   } catch (cause) {
