@@ -24,7 +24,7 @@ import { PromptStore } from "@switchyard/prompts"
 import { type Integrations, ProviderAccess, type StoredConfigs, type VirtualKeys } from "@switchyard/provider-access"
 import { Providers, UpstreamClient } from "@switchyard/providers"
 import { RecordedGateway, RequestLog, RequestLogStore } from "@switchyard/request-log"
-import { ResponseStore } from "@switchyard/responses-format"
+import { ResponseRetention, ResponseStore } from "@switchyard/responses-format"
 import { Database, SqliteWriter } from "@switchyard/storage"
 import { RatePolicies, UsageCounters, UsagePolicies } from "@switchyard/usage-limits"
 import { type Config, Data, Duration, Effect, Layer, Option } from "effect"
@@ -154,9 +154,14 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
       onWriterThread(RequestLogStore.RequestLogStore.layerSqliteWriter, RequestLogStore.RequestLogStore.layerSql)
     )
   )
-  const responses = onWriterThread(
+  const responseStore = onWriterThread(
     ResponseStore.ResponseStore.layerSqliteWriter,
     ResponseStore.ResponseStore.layer
+  )
+  // stored responses are kept for a while, not for ever: the API stores by default
+  const responses = Layer.merge(
+    responseStore,
+    ResponseRetention.layer(options.responses).pipe(Layer.provide(responseStore))
   )
   const guardrailStorage = Layer.mergeAll(
     StoredGuardrails.StoredGuardrails.layer,

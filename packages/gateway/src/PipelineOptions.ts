@@ -5,6 +5,7 @@
 import type { JwtVerifier } from "@switchyard/auth"
 import { TrustedHosts } from "@switchyard/core"
 import { RequestLog } from "@switchyard/request-log"
+import { ResponseRetention } from "@switchyard/responses-format"
 import type { SqliteClient } from "@switchyard/storage"
 import type { UsageLimits } from "@switchyard/usage-limits"
 import { Config, ConfigProvider, Effect, Option, type Redacted, Schema } from "effect"
@@ -60,6 +61,8 @@ export interface Options {
   readonly batchWorkerConcurrency?: number | undefined
   /** The request log: bodies kept or not, retention (`GATEWAY_LOG_BODIES`, `GATEWAY_LOG_RETENTION_DAYS`). */
   readonly requestLog?: RequestLog.Options | undefined
+  /** How long stored Responses are kept (`GATEWAY_RESPONSES_RETENTION_DAYS`; default 30). */
+  readonly responses?: ResponseRetention.Options | undefined
 }
 
 /** Where the SQLite database and the generated secret live unless told otherwise. */
@@ -111,6 +114,7 @@ export const OptionsConfig: Config.Config<Options> = Config.all({
   ),
   limitsReservationLeaseSeconds: optional(atLeastOne("GATEWAY_LIMITS_RESERVATION_LEASE_SECONDS")),
   requestLog: RequestLog.OptionsConfig,
+  responses: ResponseRetention.OptionsConfig,
   jwt: Config.all({
     jwksUrl: optional(Config.String("GATEWAY_JWKS_URL")),
     jwksFile: optional(Config.String("GATEWAY_JWKS_FILE")),

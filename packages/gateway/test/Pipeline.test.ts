@@ -6,8 +6,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Gateway, Principal, RequestContext } from "@switchyard/core"
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { Pipeline } from "@switchyard/gateway"
-import { ConfigProvider, Effect, Redacted } from "effect"
+import { ResponseObject, ResponsesRequest, ResponseStore } from "@switchyard/responses-format"
+import { ConfigProvider, Duration, Effect, Redacted, Result } from "effect"
 import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -74,6 +76,19 @@ describe("Pipeline.layer", () => {
       assert.strictEqual(yield* level({}), 1)
       assert.strictEqual(yield* level({ sqliteSynchronous: "full" }), 2)
     }))
+
+  it.effect("keeps stored responses for the retention period it is given, through its writer thread", () =>
+    Effect.gen(function*() {
+      const store = yield* ResponseStore.ResponseStore
+      const request = Result.getOrThrow(ResponsesRequest.decode({ model: "m", input: "hi" }))
+      // the test clock starts at 0: a response created then, and kept
+      yield* store.save("default", { ...ResponseObject.skeleton(request, "resp_swept", 0, "m"), output: [] }, [])
+      assert.strictEqual((yield* store.get("default", "resp_swept")).response.id, "resp_swept")
+      // the first hourly sweep after its day is over deletes it (the clock runs the pipeline's
+      // every background fiber on the way, the batch queue's poll each second among them)
+      yield* TestClock.adjust(Duration.hours(25))
+      assert.strictEqual((yield* Effect.flip(store.get("default", "resp_swept")))._tag, "NotFound")
+    }).pipe(Effect.provide(Pipeline.layer({ ...pipelineOptions(), responses: { retentionDays: 1 } }))))
 
   it.effect("reads GATEWAY_SQLITE_SYNCHRONOUS: normal by default, full, and nothing else", () =>
     Effect.gen(function*() {

@@ -56,6 +56,12 @@ export class ResponseStore extends Context.Service<ResponseStore, {
   /** An output item of a stored response, by the item's id; undefined when none has it. */
   readonly item: (workspaceId: string, itemId: string) => Effect.Effect<unknown, GatewayError.InternalError>
   readonly delete: (workspaceId: string, id: string) => Effect.Effect<Deleted, Failure>
+  /**
+   * Deletes the responses created before `createdBefore` (unix seconds), with their items, in
+   * every workspace: {@link SWEEP_CHUNK} the oldest at a time, each chunk its own transaction;
+   * answers how many.
+   */
+  readonly deleteBefore: (createdBefore: number) => Effect.Effect<number, GatewayError.InternalError>
 }>()("@switchyard/responses-format/ResponseStore") {
   static readonly layer: Layer.Layer<ResponseStore, never, SqlClient.SqlClient> = Layer.effect(
     ResponseStore,
@@ -79,6 +85,16 @@ export class ResponseStore extends Context.Service<ResponseStore, {
       const writer = yield* SqliteWriter.SqliteWriter
       return ResponseStore.of({
         ...store,
+        deleteBefore: (createdBefore) =>
+          inChunks(() =>
+            internal(Effect.map(
+              writer.write([
+                { sql: DELETE_ITEMS_CHUNK, width: 2, values: [createdBefore, SWEEP_CHUNK] },
+                { sql: DELETE_RESPONSES_CHUNK, width: 2, values: [createdBefore, SWEEP_CHUNK] }
+              ]),
+              ([, responses]) => responses ?? 0
+            ))
+          ),
         save: (workspaceId, response, input) => {
           const items: Array<SqliteWriter.Value> = []
           for (const item of response.output) items.push(item.id, workspaceId, response.id, JSON.stringify(item))
@@ -92,6 +108,28 @@ export class ResponseStore extends Context.Service<ResponseStore, {
     })
   )
 }
+
+/**
+ * Responses a retention sweep deletes a transaction: a chunk holds the database's write lock for
+ * a few milliseconds, and other writes go between chunks (one DELETE of a day's responses would
+ * hold it, and on SQLite the event loop, for as long as it takes).
+ */
+export const SWEEP_CHUNK = 500
+
+/** Deletes chunks until one comes back short; answers the responses deleted in all. */
+const inChunks = <E>(deleteChunk: () => Effect.Effect<number, E>): Effect.Effect<number, E> => {
+  const from = (deleted: number): Effect.Effect<number, E> =>
+    Effect.flatMap(
+      deleteChunk(),
+      (chunk) => chunk < SWEEP_CHUNK ? Effect.succeed(deleted + chunk) : from(deleted + chunk)
+    )
+  return from(0)
+}
+
+// the items first, then their responses: the same chunk, the oldest by the created_at index
+const OLDEST = "SELECT workspace_id, id FROM responses WHERE created_at < ? ORDER BY created_at, id LIMIT ?"
+const DELETE_ITEMS_CHUNK = `DELETE FROM response_items WHERE (workspace_id, response_id) IN (${OLDEST})`
+const DELETE_RESPONSES_CHUNK = `DELETE FROM responses WHERE (workspace_id, id) IN (${OLDEST})`
 
 const INSERT_RESPONSE = "INSERT INTO responses (id, workspace_id, created_at, body, input_items) VALUES (?, ?, ?, ?, ?)"
 const INSERT_ITEM = "INSERT INTO response_items (id, workspace_id, response_id, body) VALUES (?, ?, ?, ?)"
@@ -120,6 +158,16 @@ const make = (sql: SqlClient.SqlClient): ResponseStore["Service"] =>
           }`
         }
       }))),
+    deleteBefore: (createdBefore) =>
+      inChunks(() =>
+        internal(sql.withTransaction(Effect.gen(function*() {
+          const oldest =
+            sql`SELECT workspace_id, id FROM responses WHERE created_at < ${createdBefore} ORDER BY created_at, id LIMIT ${SWEEP_CHUNK}`
+          yield* sql`DELETE FROM response_items WHERE (workspace_id, response_id) IN (${oldest})`
+          const deleted = yield* sql`DELETE FROM responses WHERE (workspace_id, id) IN (${oldest}) RETURNING id`
+          return deleted.length
+        })))
+      ),
     get: (workspaceId, id) =>
       internal(
         sql`SELECT body, input_items FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(

@@ -2,11 +2,12 @@ import { assert, layer } from "@effect/vitest"
 import { ResponseObject, ResponsesRequest, ResponseStore } from "@switchyard/responses-format"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer, Result } from "effect"
+import { SqlClient } from "effect/sql"
 
 const request = Result.getOrThrow(ResponsesRequest.decode({ model: "m", input: "hi" }))
 
-const answered = (id: string): ResponseObject.Response => ({
-  ...ResponseObject.skeleton(request, id, 1_760_000_000, "m"),
+const answered = (id: string, createdAt = 1_760_000_000): ResponseObject.Response => ({
+  ...ResponseObject.skeleton(request, id, createdAt, "m"),
   status: "completed",
   output: [{ type: "message", id: `msg_${id}`, status: "completed", role: "assistant", content: [] }]
 })
@@ -44,6 +45,30 @@ for (const { name, layer: store } of stores) {
         })
         assert.strictEqual((yield* Effect.flip(store.get("ws-a", "resp_1")))._tag, "NotFound")
         assert.isUndefined(yield* store.item("ws-a", "msg_resp_1"))
+      }))
+
+    it.effect("deletes the responses created before a time with their items, in every workspace, a chunk at a time", () =>
+      Effect.gen(function*() {
+        const store = yield* ResponseStore.ResponseStore
+        const old = ResponseStore.SWEEP_CHUNK * 2 + 7
+        // two and a bit chunks, in two workspaces, created a second apart before the cut
+        yield* Effect.forEach(
+          Array.from({ length: old }, (_, index) => index),
+          (index) => store.save(index % 2 === 0 ? "ws-a" : "ws-b", answered(`resp_old${index}`, 1_000 + index), []),
+          { concurrency: 20, discard: true }
+        )
+        yield* store.save("ws-a", answered("resp_new", 5_000), [])
+        assert.strictEqual(yield* store.deleteBefore(5_000), old)
+        assert.strictEqual((yield* Effect.flip(store.get("ws-b", "resp_old1")))._tag, "NotFound")
+        assert.isUndefined(yield* store.item("ws-a", "msg_resp_old0"))
+        const sql = yield* SqlClient.SqlClient
+        const [items] = yield* sql<
+          { readonly n: number }
+        >`SELECT COUNT(*) AS n FROM response_items WHERE id LIKE 'msg_resp_old%'`
+        assert.strictEqual(Number(items?.n), 0)
+        assert.strictEqual((yield* store.get("ws-a", "resp_new")).response.id, "resp_new")
+        assert.deepStrictEqual(yield* store.item("ws-a", "msg_resp_new"), answered("resp_new", 5_000).output[0])
+        assert.strictEqual(yield* store.deleteBefore(5_000), 0)
       }))
 
     it.effect("a save that cannot be kept fails as the gateway's own error and leaves what was kept whole", () =>

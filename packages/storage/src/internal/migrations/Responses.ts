@@ -24,3 +24,12 @@ export const createResponses = Effect.gen(function*() {
   )`
   yield* sql`CREATE INDEX response_items_response ON response_items (workspace_id, response_id)`
 })
+
+/**
+ * The retention sweep deletes stored responses oldest first (`created_at`, then `id`, a total
+ * order), a chunk at a time: without this index each chunk would read the whole table.
+ */
+export const addResponsesCreatedAtIndex = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX responses_created_at ON responses (created_at, id)`
+})
