@@ -81,13 +81,16 @@ describe("Pipeline.layer", () => {
     Effect.gen(function*() {
       const store = yield* ResponseStore.ResponseStore
       const request = Result.getOrThrow(ResponsesRequest.decode({ model: "m", input: "hi" }))
-      // the test clock starts at 0: a response created then, and kept
-      yield* store.save("default", { ...ResponseObject.skeleton(request, "resp_swept", 0, "m"), output: [] }, [])
-      assert.strictEqual((yield* store.get("default", "resp_swept")).response.id, "resp_swept")
-      // the first hourly sweep after its day is over deletes it (the clock runs the pipeline's
-      // every background fiber on the way, the batch queue's poll each second among them)
-      yield* TestClock.adjust(Duration.hours(25))
-      assert.strictEqual((yield* Effect.flip(store.get("default", "resp_swept")))._tag, "NotFound")
+      const save = (id: string, createdAt: number) =>
+        store.save("default", { ...ResponseObject.skeleton(request, id, createdAt, "m"), output: [] }, [])
+      // the test clock starts at 0: one response created two days before, one now
+      yield* save("resp_old", -2 * 86_400)
+      yield* save("resp_new", 0)
+      // the next hourly sweep deletes the one past its day (an hour, not days: the clock runs every
+      // background fiber of the pipeline on the way, the batch queue's poll each second among them)
+      yield* TestClock.adjust(Duration.hours(1))
+      assert.strictEqual((yield* Effect.flip(store.get("default", "resp_old")))._tag, "NotFound")
+      assert.strictEqual((yield* store.get("default", "resp_new")).response.id, "resp_new")
     }).pipe(Effect.provide(Pipeline.layer({ ...pipelineOptions(), responses: { retentionDays: 1 } }))))
 
   it.effect("reads GATEWAY_SQLITE_SYNCHRONOUS: normal by default, full, and nothing else", () =>
