@@ -4,7 +4,7 @@
  * swept of records older than the retention period.
  */
 import { GatewayError, RandomBytes } from "@switchyard/core"
-import { KeysetPage, SqliteWriter } from "@switchyard/storage"
+import { ChunkedDelete, KeysetPage, SqliteWriter } from "@switchyard/storage"
 import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { v7 as timeOrderedId } from "uuid"
@@ -65,12 +65,11 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
       return RequestLogStore.of({
         ...store,
         deleteBefore: (epochMs) =>
-          inChunks(() =>
+          ChunkedDelete.untilShort(SWEEP_CHUNK, () =>
             Effect.map(
               writer.write([{ sql: DELETE_CHUNK, width: 2, values: [epochMs, SWEEP_CHUNK] }]),
               ([deleted]) => deleted ?? 0
-            )
-          ),
+            )),
         write: (entries) => {
           if (entries.length === 0) return Effect.void
           const values: Array<LogRecord.ColumnValue> = []
@@ -91,16 +90,6 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
  * holds the database's write lock for a few milliseconds, and other writes go between chunks.
  */
 export const SWEEP_CHUNK = 1_000
-
-/** Deletes chunks until one comes back short; answers the rows deleted in all. */
-const inChunks = <E>(deleteChunk: () => Effect.Effect<number, E>): Effect.Effect<number, E> => {
-  const from = (deleted: number): Effect.Effect<number, E> =>
-    Effect.flatMap(
-      deleteChunk(),
-      (chunk) => chunk < SWEEP_CHUNK ? Effect.succeed(deleted + chunk) : from(deleted + chunk)
-    )
-  return from(0)
-}
 
 // the oldest first, by the position index, a chunk at a time
 const DELETE_CHUNK =
@@ -171,12 +160,11 @@ const make = (sql: SqlClient.SqlClient): RequestLogStore["Service"] => {
           ? Effect.fail(new GatewayError.NotFound({ message: `no request log record ${id}` }))
           : Effect.succeed(LogRecord.fromRow(row))),
     deleteBefore: (epochMs) =>
-      inChunks(() =>
+      ChunkedDelete.untilShort(SWEEP_CHUNK, () =>
         Effect.map(
           sql`DELETE FROM request_logs WHERE id IN (SELECT id FROM request_logs WHERE position < ${epochMs} ORDER BY position LIMIT ${SWEEP_CHUNK}) RETURNING id`,
           (rows) => rows.length
-        )
-      )
+        ))
   })
 }
 

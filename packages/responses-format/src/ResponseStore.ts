@@ -10,7 +10,7 @@
  * const kept = ResponseStore.ResponseStore.use((store) => store.get("my-workspace", "resp_1"))
  */
 import { GatewayError } from "@switchyard/core"
-import { SqliteWriter } from "@switchyard/storage"
+import { ChunkedDelete, SqliteWriter } from "@switchyard/storage"
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type * as ResponseObject from "./ResponseObject.ts"
@@ -86,15 +86,14 @@ export class ResponseStore extends Context.Service<ResponseStore, {
       return ResponseStore.of({
         ...store,
         deleteBefore: (createdBefore) =>
-          inChunks(() =>
+          ChunkedDelete.untilShort(SWEEP_CHUNK, () =>
             internal(Effect.map(
               writer.write([
                 { sql: DELETE_ITEMS_CHUNK, width: 2, values: [createdBefore, SWEEP_CHUNK] },
                 { sql: DELETE_RESPONSES_CHUNK, width: 2, values: [createdBefore, SWEEP_CHUNK] }
               ]),
               ([, responses]) => responses ?? 0
-            ))
-          ),
+            ))),
         save: (workspaceId, response, input) => {
           const items: Array<SqliteWriter.Value> = []
           for (const item of response.output) items.push(item.id, workspaceId, response.id, JSON.stringify(item))
@@ -115,16 +114,6 @@ export class ResponseStore extends Context.Service<ResponseStore, {
  * hold it, and on SQLite the event loop, for as long as it takes).
  */
 export const SWEEP_CHUNK = 500
-
-/** Deletes chunks until one comes back short; answers the responses deleted in all. */
-const inChunks = <E>(deleteChunk: () => Effect.Effect<number, E>): Effect.Effect<number, E> => {
-  const from = (deleted: number): Effect.Effect<number, E> =>
-    Effect.flatMap(
-      deleteChunk(),
-      (chunk) => chunk < SWEEP_CHUNK ? Effect.succeed(deleted + chunk) : from(deleted + chunk)
-    )
-  return from(0)
-}
 
 // the items first, then their responses: the same chunk, the oldest by the created_at index
 const OLDEST = "SELECT workspace_id, id FROM responses WHERE created_at < ? ORDER BY created_at, id LIMIT ?"
@@ -159,15 +148,14 @@ const make = (sql: SqlClient.SqlClient): ResponseStore["Service"] =>
         }
       }))),
     deleteBefore: (createdBefore) =>
-      inChunks(() =>
+      ChunkedDelete.untilShort(SWEEP_CHUNK, () =>
         internal(sql.withTransaction(Effect.gen(function*() {
           const oldest =
             sql`SELECT workspace_id, id FROM responses WHERE created_at < ${createdBefore} ORDER BY created_at, id LIMIT ${SWEEP_CHUNK}`
           yield* sql`DELETE FROM response_items WHERE (workspace_id, response_id) IN (${oldest})`
           const deleted = yield* sql`DELETE FROM responses WHERE (workspace_id, id) IN (${oldest}) RETURNING id`
           return deleted.length
-        })))
-      ),
+        })))),
     get: (workspaceId, id) =>
       internal(
         sql`SELECT body, input_items FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(

@@ -1,3 +1,4 @@
+export * as ChunkedDelete from "./ChunkedDelete.ts"
 export * as Database from "./Database.ts"
 export * as KeysetPage from "./KeysetPage.ts"
 export * as Migrations from "./Migrations.ts"
