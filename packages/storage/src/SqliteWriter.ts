@@ -7,8 +7,8 @@
  * hands it rows, and a write's caller waits for its commit without blocking anyone.
  *
  * A write is committed when its effect succeeds: the gateway's own connection reads it from then
- * on. Use it for inserts that nothing reads inside the same transaction; the rest stays on the
- * `SqlClient`.
+ * on. Use it for writes that read nothing back on the way (inserts, deletes by a condition); a
+ * read-then-write transaction stays on the `SqlClient`.
  *
  * @example
  * import { SqliteWriter } from "@switchyard/storage"
