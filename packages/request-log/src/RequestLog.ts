@@ -15,7 +15,8 @@
  *   Layer.provide(RequestLogStore.RequestLogStore.layerSql) // needs an SqlClient (@switchyard/storage)
  * )
  */
-import { Cause, Clock, Config, Context, Duration, Effect, Fiber, Latch, Layer, Metric, Schema, Semaphore } from "effect"
+import { RetentionSweep } from "@switchyard/storage"
+import { Config, Context, Duration, Effect, Fiber, Latch, Layer, Metric, Schema, Semaphore } from "effect"
 import type { Entry } from "./LogRecord.ts"
 import { RequestLogStore } from "./RequestLogStore.ts"
 
@@ -158,17 +159,12 @@ const make = (options: Options) =>
     )
       .pipe(Effect.andThen(writeBuffered), Effect.forever)
 
-    const sweep = Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const deleted = yield* store.deleteBefore(now - retentionMs)
-      if (deleted > 0) yield* Effect.logDebug(`request log: ${deleted} records past retention deleted`)
-    }).pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("request log: sweep failed", cause)
-      ),
-      Effect.andThen(Effect.sleep(SWEEP_INTERVAL)),
-      Effect.forever
-    )
+    const sweep = RetentionSweep.forever({
+      what: "request log",
+      items: "records",
+      interval: SWEEP_INTERVAL,
+      deleteOlder: (nowMs) => store.deleteBefore(nowMs - retentionMs)
+    })
 
     yield* Effect.forkScoped(sweep)
     if (options.enabled === false) return RequestLog.of({ bodies: false, record: () => {}, flush: Effect.void })

@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { RequestLogStore } from "@switchyard/request-log"
 import { Database, SqliteWriter } from "@switchyard/storage"
+import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Fiber, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -20,63 +21,46 @@ const inTempDir = <A, E>(test: (dir: string) => Effect.Effect<A, E>) =>
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
 
+/** The gateway's arrangement: a migrated SQLite file, and the writer thread on it. */
+const onFile = RequestLogStore.RequestLogStore.layerSqliteWriter.pipe(Layer.provideMerge(TestDatabase.layerSqliteFile))
+
 describe("the request log's SQLite writer thread", () => {
   it.effect("writes every record of a batch larger than one INSERT, read back on the gateway's connection", () =>
-    inTempDir((dir) => {
-      const filename = join(dir, "switchyard.db")
-      return Effect.gen(function*() {
-        const store = yield* RequestLogStore.RequestLogStore
-        const hooks = [{
-          id: "h-1",
-          stage: "after" as const,
-          target_path: "config",
-          type: "guardrail" as const,
-          verdict: true,
-          deny: false,
-          execution_time: 1,
-          checks: [{ id: "default.contains", verdict: true, explanation: "0 of 1 words found", execution_time: 1 }]
-        }]
-        yield* store.write(Array.from({ length: 250 }, (_, index) => ({ ...entry(`t-${index}`), notes: { hooks } })))
-        const page = yield* store.list("ws-1", { limit: 100, order: "desc", trace_id: "t-249" })
-        assert.strictEqual(page.data.length, 1)
-        assert.deepStrictEqual(page.data[0]?.metadata, { team: "search" })
-        assert.deepStrictEqual(page.data[0]?.hook_results, hooks)
-        assert.strictEqual(yield* store.deleteBefore(1_700_000_000_001), 250)
-      }).pipe(
-        Effect.provide(
-          RequestLogStore.RequestLogStore.layerSqliteWriter.pipe(
-            Layer.provide(SqliteWriter.SqliteWriter.layer({ filename })),
-            Layer.provideMerge(Database.layerSqlite(filename))
-          )
-        )
-      )
-    }))
+    Effect.gen(function*() {
+      const store = yield* RequestLogStore.RequestLogStore
+      const hooks = [{
+        id: "h-1",
+        stage: "after" as const,
+        target_path: "config",
+        type: "guardrail" as const,
+        verdict: true,
+        deny: false,
+        execution_time: 1,
+        checks: [{ id: "default.contains", verdict: true, explanation: "0 of 1 words found", execution_time: 1 }]
+      }]
+      yield* store.write(Array.from({ length: 250 }, (_, index) => ({ ...entry(`t-${index}`), notes: { hooks } })))
+      const page = yield* store.list("ws-1", { limit: 100, order: "desc", trace_id: "t-249" })
+      assert.strictEqual(page.data.length, 1)
+      assert.deepStrictEqual(page.data[0]?.metadata, { team: "search" })
+      assert.deepStrictEqual(page.data[0]?.hook_results, hooks)
+      assert.strictEqual(yield* store.deleteBefore(1_700_000_000_001), 250)
+    }).pipe(Effect.provide(onFile)))
 
   it.effect("sweeps a chunk a transaction: a batch sent during a long sweep is written between its chunks", () =>
-    inTempDir((dir) => {
-      const filename = join(dir, "switchyard.db")
-      return Effect.gen(function*() {
-        const store = yield* RequestLogStore.RequestLogStore
-        const old = RequestLogStore.SWEEP_CHUNK * 10
-        yield* store.write(Array.from({ length: old }, (_, index) => entry(`old-${index}`, { receivedAt: index })))
-        const sweep = yield* Effect.forkChild(store.deleteBefore(old))
-        // the sweep sends its first chunk to the thread before this batch
-        yield* Effect.yieldNow
-        yield* store.write([entry("t-new")])
-        // one DELETE would have held the batch behind all ten thousand rows
-        assert.isUndefined(sweep.pollUnsafe())
-        assert.strictEqual(yield* Fiber.join(sweep), old)
-        const page = yield* store.list("ws-1", { limit: 10, order: "desc" })
-        assert.deepStrictEqual(page.data.map((record) => record.trace_id), ["t-new"])
-      }).pipe(
-        Effect.provide(
-          RequestLogStore.RequestLogStore.layerSqliteWriter.pipe(
-            Layer.provide(SqliteWriter.SqliteWriter.layer({ filename })),
-            Layer.provideMerge(Database.layerSqlite(filename))
-          )
-        )
-      )
-    }))
+    Effect.gen(function*() {
+      const store = yield* RequestLogStore.RequestLogStore
+      const old = RequestLogStore.SWEEP_CHUNK * 10
+      yield* store.write(Array.from({ length: old }, (_, index) => entry(`old-${index}`, { receivedAt: index })))
+      const sweep = yield* Effect.forkChild(store.deleteBefore(old))
+      // the sweep sends its first chunk to the thread before this batch
+      yield* Effect.yieldNow
+      yield* store.write([entry("t-new")])
+      // one DELETE would have held the batch behind all ten thousand rows
+      assert.isUndefined(sweep.pollUnsafe())
+      assert.strictEqual(yield* Fiber.join(sweep), old)
+      const page = yield* store.list("ws-1", { limit: 10, order: "desc" })
+      assert.deepStrictEqual(page.data.map((record) => record.trace_id), ["t-new"])
+    }).pipe(Effect.provide(onFile)))
 
   it.effect("fails a batch it cannot write with the thread's reason", () =>
     inTempDir((dir) => {

@@ -15,7 +15,8 @@
  *   ResponseRetention.layer({ retentionDays: 7 }).pipe(Layer.provide(ResponseStore.ResponseStore.layer))
  * )
  */
-import { Cause, Clock, Config, Duration, Effect, Layer, Schema } from "effect"
+import { RetentionSweep } from "@switchyard/storage"
+import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { ResponseStore } from "./ResponseStore.ts"
 
 export interface Options {
@@ -43,16 +44,11 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, Response
   Layer.effectDiscard(Effect.gen(function*() {
     const store = yield* ResponseStore
     const retentionSeconds = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_SECONDS
-    const sweep = Effect.gen(function*() {
-      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const deleted = yield* store.deleteBefore(now - retentionSeconds)
-      if (deleted > 0) yield* Effect.logDebug(`responses: ${deleted} stored responses past retention deleted`)
-    }).pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("responses: sweep failed", cause)
-      ),
-      Effect.andThen(Effect.sleep(SWEEP_INTERVAL)),
-      Effect.forever
-    )
+    const sweep = RetentionSweep.forever({
+      what: "responses",
+      items: "stored responses",
+      interval: SWEEP_INTERVAL,
+      deleteOlder: (nowMs) => store.deleteBefore(Math.floor(nowMs / 1000) - retentionSeconds)
+    })
     yield* Effect.forkScoped(sweep)
   }))
