@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { UsageCounters } from "@switchyard/usage-limits"
 import { RedisUsageCounters } from "@switchyard/usage-limits/redis"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 
 const stores: ReadonlyArray<{
@@ -144,5 +144,31 @@ layer(TestDatabase.layerSqlite)("UsageCounters.layerLocal", (it) => {
         )
       )
       assert.strictEqual(results.filter((result) => result._tag === "Admitted").length, 10)
+    }))
+})
+
+layer(RedisUsageCounters.layer({
+  url: "redis://127.0.0.1:6379",
+  prefix: `switchyard-test:${randomBytes(6).toString("hex")}:`
+}))("RedisUsageCounters.settleSent", (it) => {
+  it.effect("what this process reserves after a settlement was sent meets it applied; its alert is answered in the background", () =>
+    Effect.gen(function*() {
+      const service = yield* counters
+      const settleSent = service.settleSent
+      assert.isDefined(settleSent)
+      if (settleSent === undefined) return
+      const counter = fresh()
+      const first = yield* service.reserve([reservation(counter, "a", 100, 60)])
+      assert.strictEqual(first._tag, "Admitted")
+      const answered = yield* Deferred.make<ReadonlyArray<number>>()
+      yield* settleSent(
+        first._tag === "Admitted" ? first.id : "",
+        [{ counter, workspaceId: WORKSPACE, valueKey: "a", reserved: 60, used: 10, alertThreshold: 5 }],
+        (crossed) => Deferred.succeed(answered, crossed)
+      )
+      // 10 settled + 60 reserved is below 100 only if the first reservation was settled first
+      assert.strictEqual((yield* service.reserve([reservation(counter, "a", 100, 60)]))._tag, "Admitted")
+      assert.deepStrictEqual(yield* Deferred.await(answered), [0])
+      assert.deepStrictEqual(yield* service.usage(WORKSPACE, counter), [{ valueKey: "a", usage: 10, alerted: true }])
     }))
 })
