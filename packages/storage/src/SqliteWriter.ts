@@ -10,6 +10,11 @@
  * on. Use it for writes that read nothing back on the way (inserts, deletes by a condition); a
  * read-then-write transaction stays on the `SqlClient`.
  *
+ * A thread that dies (a write too large for its heap, see `heapLimitMb`) fails the writes it held
+ * and is started again for the next write, at most once a {@link RESTART_INTERVAL}: until then
+ * writes fail at once with the reason, so a thread that cannot start (an unreadable file) is not
+ * started again for every write.
+ *
  * @example
  * import { SqliteWriter } from "@switchyard/storage"
  * import { Effect } from "effect"
@@ -20,7 +25,7 @@
  * )
  * const live = SqliteWriter.SqliteWriter.layer({ filename: "./.switchyard/switchyard.db" })
  */
-import { Context, Data, Effect, Layer, type Scope } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
 import { extname } from "node:path"
 import { Worker } from "node:worker_threads"
 import type { Synchronous } from "./internal/sqliteConnection.ts"
@@ -48,7 +53,19 @@ export interface WriterOptions {
   readonly filename: string
   /** When a commit waits for the disk, as the gateway's connection (`SqliteClient`'s `synchronous`). Default `full`. */
   readonly synchronous?: Synchronous | undefined
+  /**
+   * The thread's JavaScript heap, at most, in MiB (default {@link DEFAULT_HEAP_LIMIT_MB}): the rows
+   * of the writes it holds. A write that needs more fails alone (the thread is started again)
+   * rather than growing the process without bound.
+   */
+  readonly heapLimitMb?: number | undefined
 }
+
+/** The writer thread's heap limit unless told otherwise: a request log batch takes a few MiB. */
+export const DEFAULT_HEAP_LIMIT_MB = 512
+
+/** How soon a thread that died is started again, at the earliest. */
+export const RESTART_INTERVAL = Duration.seconds(1)
 
 /** What the thread answers a write: the rows each of its statements changed, or why it failed. */
 interface Answer {
@@ -75,50 +92,79 @@ export class SqliteWriter extends Context.Service<SqliteWriter, {
     Layer.effect(SqliteWriter, make(options))
 }
 
-/** A writer thread on the database file, stopped with the scope. */
+/** A writer thread on the database file, started again when it dies, stopped with the scope. */
 export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
+    const clock = yield* Clock.Clock
     const pending = new Map<number, (answer: Answer) => void>()
     let next = 0
-    const worker = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        new Worker(script, {
-          workerData: {
-            filename: options.filename,
-            busyTimeoutMillis: BUSY_TIMEOUT_MILLIS,
-            synchronous: options.synchronous ?? "full"
-          },
-          // not copied onto the process's own stdio: that copy would crash the gateway once its
-          // stdout is closed (EPIPE), which its own log lines survive; the thread prints nothing
-          // of its own (node:sqlite's experimental warning at most), so its output is let go
-          stdout: true,
-          stderr: true
-        })
-      ),
-      (worker) => Effect.promise(() => worker.terminate())
-    )
-    worker.on("message", (answer: Answer) => {
-      const done = pending.get(answer.id)
-      pending.delete(answer.id)
-      done?.(answer)
-    })
-    // a thread that died fails what it held, and every later write
-    let stopped: string | undefined
-    const stop = (why: string) => {
-      stopped = why
-      for (const [id, done] of pending) done({ id, error: why })
-      pending.clear()
+    let thread: Worker | undefined
+    /** Why the last thread died, and until when (epoch ms) no new one is started. */
+    let down: { readonly why: string; readonly until: number } | undefined
+    let closed = false
+
+    const start = (): Worker => {
+      const worker = new Worker(script, {
+        workerData: {
+          filename: options.filename,
+          busyTimeoutMillis: BUSY_TIMEOUT_MILLIS,
+          synchronous: options.synchronous ?? "full"
+        },
+        resourceLimits: { maxOldGenerationSizeMb: options.heapLimitMb ?? DEFAULT_HEAP_LIMIT_MB },
+        // not copied onto the process's own stdio: that copy would crash the gateway once its
+        // stdout is closed (EPIPE), which its own log lines survive; the thread prints nothing
+        // of its own (node:sqlite's experimental warning at most), so its output is let go
+        stdout: true,
+        stderr: true
+      })
+      worker.on("message", (answer: Answer) => {
+        const done = pending.get(answer.id)
+        pending.delete(answer.id)
+        done?.(answer)
+      })
+      // a thread that died fails what it held; the next write starts another
+      const died = (why: string) => {
+        if (thread !== worker) return
+        thread = undefined
+        down = { why, until: clock.currentTimeMillisUnsafe() + Duration.toMillis(RESTART_INTERVAL) }
+        for (const [id, done] of pending) done({ id, error: why })
+        pending.clear()
+      }
+      worker.on("error", (cause) => died(`the writer thread failed: ${cause.message}`))
+      worker.on("exit", (code) => died(`the writer thread exited (${code})`))
+      worker.stdout.resume()
+      worker.stderr.resume()
+      // the thread must not keep the process alive on its own
+      worker.unref()
+      return worker
     }
-    worker.on("error", (cause) => stop(`the writer thread failed: ${cause.message}`))
-    worker.on("exit", (code) => stop(`the writer thread exited (${code})`))
-    worker.stdout.resume()
-    worker.stderr.resume()
-    // the thread must not keep the process alive on its own
-    worker.unref()
+
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        closed = true
+        const last = thread
+        thread = undefined
+        for (const [id, done] of pending) done({ id, error: STOPPED })
+        pending.clear()
+        await last?.terminate()
+      })
+    )
+    thread = start()
+
+    /** The running thread, one started anew, or why there is none. */
+    const running = (): Worker | string => {
+      if (closed) return STOPPED
+      if (thread !== undefined) return thread
+      if (down !== undefined && clock.currentTimeMillisUnsafe() < down.until) return down.why
+      down = undefined
+      thread = start()
+      return thread
+    }
     return SqliteWriter.of({
       write: (statements) =>
         Effect.callback<ReadonlyArray<number>, WriterThreadError>((resume) => {
-          if (stopped !== undefined) return resume(Effect.fail(new WriterThreadError({ message: stopped })))
+          const worker = running()
+          if (typeof worker === "string") return resume(Effect.fail(new WriterThreadError({ message: worker })))
           const id = next++
           pending.set(id, ({ changes, error }) =>
             resume(
@@ -130,3 +176,5 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
         })
     })
   })
+
+const STOPPED = "the writer thread has stopped: its layer was closed"

@@ -8,6 +8,7 @@ import { SqliteWriter } from "@switchyard/storage"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Exit, Result, Scope } from "effect"
 import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { validate, version } from "uuid"
 
 const createNotes = Effect.flatMap(
@@ -152,6 +153,25 @@ describe("SqliteWriter", () => {
       const writer = yield* SqliteWriter.make({ filename: ":memory:" }).pipe(Scope.provide(scope))
       yield* Scope.close(scope, Exit.void)
       const stopped = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width: 3, values: ["a", "late", 1] }]))
-      assert.match(stopped.message, /the writer thread exited/)
+      assert.match(stopped.message, /the writer thread has stopped/)
     }))
+
+  it.effect("a thread that dies fails the write it held; another starts for the first write a second later", () =>
+    Effect.gen(function*() {
+      yield* createNotes
+      const sql = yield* SqlClient.SqlClient
+      const [main] = yield* sql<{ readonly file: string }>`PRAGMA database_list`
+      const writer = yield* SqliteWriter.make({ filename: main?.file ?? "", heapLimitMb: 16 })
+      assert.deepStrictEqual(yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["a", "before", 1] }]), [1])
+      // 64 MB of rows: more than a 16 MiB heap holds
+      const huge = Array.from({ length: 320 }, (_, i) => [`big-${i}`, "x".repeat(200_000), i]).flat()
+      const died = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width: 3, values: huge }]))
+      assert.match(died.message, /^the writer thread failed: .*memory limit/)
+      // within the second, no thread is started: the reason at once
+      const early = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width: 3, values: ["b", "early", 2] }]))
+      assert.strictEqual(early.message, died.message)
+      yield* TestClock.adjust(SqliteWriter.RESTART_INTERVAL)
+      assert.deepStrictEqual(yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["c", "after", 3] }]), [1])
+      assert.deepStrictEqual(yield* notes, [{ id: "a", body: "before", n: 1 }, { id: "c", body: "after", n: 3 }])
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
 })
