@@ -102,6 +102,10 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
     /** Why the last thread died, and until when (epoch ms) no new one is started. */
     let down: { readonly why: string; readonly until: number } | undefined
     let closed = false
+    const fellDown = (why: string): string => {
+      down = { why, until: clock.currentTimeMillisUnsafe() + Duration.toMillis(RESTART_INTERVAL) }
+      return why
+    }
 
     const start = (): Worker => {
       const worker = new Worker(script, {
@@ -126,7 +130,7 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
       const died = (why: string) => {
         if (thread !== worker) return
         thread = undefined
-        down = { why, until: clock.currentTimeMillisUnsafe() + Duration.toMillis(RESTART_INTERVAL) }
+        fellDown(why)
         for (const [id, done] of pending) done({ id, error: why })
         pending.clear()
       }
@@ -157,8 +161,13 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
       if (thread !== undefined) return thread
       if (down !== undefined && clock.currentTimeMillisUnsafe() < down.until) return down.why
       down = undefined
-      thread = start()
-      return thread
+      try {
+        thread = start()
+        return thread
+      } catch (cause) {
+        // no thread could be made (out of threads or memory): tried again after the interval
+        return fellDown(`the writer thread cannot start: ${cause instanceof Error ? cause.message : String(cause)}`)
+      }
     }
     return SqliteWriter.of({
       write: (statements) =>
