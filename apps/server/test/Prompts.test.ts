@@ -430,6 +430,43 @@ describe("POST /v1/prompts/{id}/completions", () => {
     expect(harness.fake.requests).toHaveLength(1)
   })
 
+  it("counts its usage against the caller's usage-limit policies, then 412 once the budget is spent", async () => {
+    const created = await createPrompt()
+    const key = await call(base(), "POST", "/v1/api-keys", {
+      body: { name: "prompt budget", scopes: ["completions", "prompts.write", "policies.read"] }
+    })
+    const policy = await call(base(), "POST", "/v1/policies/usage-limits", {
+      body: {
+        name: "prompt tokens",
+        conditions: [{ key: "api_key", value: key.body.id }],
+        group_by: [{ key: "api_key" }],
+        type: "tokens",
+        credit_limit: 30
+      }
+    })
+    expect(policy.status).toBe(200)
+    harness.fake.enqueue(
+      Behaviour.json(200, {
+        id: "chatcmpl-prompt",
+        object: "chat.completion",
+        created: 1,
+        model: "gpt-4o-mini",
+        choices: [{ index: 0, message: { role: "assistant", content: "Ahoy" }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 20, completion_tokens: 12, total_tokens: 32 }
+      })
+    )
+    const first = await complete(created.id, { variables }, viaFake(), key.body.key)
+    expect(first.status).toBe(200)
+    const usage = await call(base(), "GET", `/v1/policies/usage-limits/${policy.body.id}?include_usage=true`, {
+      key: key.body.key
+    })
+    expect(usage.body.value_key_usage_map[`api_key:${key.body.id}`]).toMatchObject({ usage: 32 })
+    const refused = await complete(created.id, { variables }, viaFake(), key.body.key)
+    expect(refused.status).toBe(412)
+    expect(refused.body.error.message).toContain("prompt tokens")
+    expect(harness.fake.requests).toHaveLength(1)
+  })
+
   it("reads a run's body under the inference limit (GATEWAY_MAX_BODY), not the management one", async () => {
     const created = await createPrompt()
     const document = "d".repeat(2 * 1024 * 1024)
