@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, createKey } from "./support/Admin.ts"
 import { useGatewayAndFake } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
+import { tokenBudget, twentyTokens } from "./support/Usage.ts"
 
 const harness = useGatewayAndFake()
 const base = () => harness.gateway.baseUrl
@@ -436,13 +437,7 @@ describe("usage limits", () => {
     const key = String(created.body.key)
     const policy = await call(base(), "POST", "/v1/policies/usage-limits", {
       key,
-      body: {
-        name: "runs budget",
-        conditions: [{ key: "api_key", value: created.body.id }],
-        group_by: [{ key: "api_key" }],
-        type: "tokens",
-        credit_limit: 20
-      }
+      body: tokenBudget(created.body.id, 20, "runs budget")
     })
     expect(policy.status, policy.text).toBe(200)
     const assistant = await call(base(), "POST", "/v1/assistants", { key, body: { model: "gpt-4o-mini" } })
@@ -458,14 +453,7 @@ describe("usage limits", () => {
       })
       return settled(String(thread.body.id), String(run.body.id))
     }
-    harness.fake.enqueue(Behaviour.json(200, {
-      id: "chatcmpl-20",
-      object: "chat.completion",
-      created: 0,
-      model: "gpt-4o-mini",
-      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }
-    }))
+    harness.fake.enqueue(twentyTokens)
     expect((await runOnce()).status).toBe("completed")
     const usage = await call(base(), "GET", `/v1/policies/usage-limits/${policy.body.id}?include_usage=true`, { key })
     expect(Object.values(usage.body.value_key_usage_map)).toMatchObject([{ usage: 20 }])

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import { call, createKey } from "./support/Admin.ts"
 import { useGatewayAndFake } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
+import { tokenBudget, twentyTokens } from "./support/Usage.ts"
 
 const harness = useGatewayAndFake()
 const base = () => harness.gateway.baseUrl
@@ -138,23 +139,10 @@ describe("batches over HTTP with the openai client (worker inside the server)", 
     const keyId = String(created.body.id)
     const key = String(created.body.key)
     const policy = await call(base(), "POST", "/v1/policies/usage-limits", {
-      body: {
-        name: "batch budget",
-        conditions: [{ key: "api_key", value: keyId }],
-        group_by: [{ key: "api_key" }],
-        type: "tokens",
-        credit_limit: 20
-      }
+      body: tokenBudget(keyId, 20, "batch budget")
     })
     expect(policy.status, policy.text).toBe(200)
-    harness.fake.setDefault(Behaviour.json(200, {
-      id: "chatcmpl-fixed",
-      object: "chat.completion",
-      created: 0,
-      model: "gpt-4o-mini",
-      choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }
-    }))
+    harness.fake.setDefault(twentyTokens)
     const openai = client(key)
     // a live request by the same key spends the whole budget
     await openai.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import { call, createKey } from "./support/Admin.ts"
 import { sseData, useGatewayAndFake } from "./support/Fixtures.ts"
 import { ADMIN_KEY } from "./support/GatewayProcess.ts"
+import { answerUsing, tokenBudget } from "./support/Usage.ts"
 
 const harness = useGatewayAndFake()
 
@@ -436,25 +437,10 @@ describe("POST /v1/prompts/{id}/completions", () => {
       body: { name: "prompt budget", scopes: ["completions", "prompts.write", "policies.read"] }
     })
     const policy = await call(base(), "POST", "/v1/policies/usage-limits", {
-      body: {
-        name: "prompt tokens",
-        conditions: [{ key: "api_key", value: key.body.id }],
-        group_by: [{ key: "api_key" }],
-        type: "tokens",
-        credit_limit: 30
-      }
+      body: tokenBudget(key.body.id, 30, "prompt tokens")
     })
     expect(policy.status).toBe(200)
-    harness.fake.enqueue(
-      Behaviour.json(200, {
-        id: "chatcmpl-prompt",
-        object: "chat.completion",
-        created: 1,
-        model: "gpt-4o-mini",
-        choices: [{ index: 0, message: { role: "assistant", content: "Ahoy" }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 20, completion_tokens: 12, total_tokens: 32 }
-      })
-    )
+    harness.fake.enqueue(answerUsing(20, 12))
     const first = await complete(created.id, { variables }, viaFake(), key.body.key)
     expect(first.status).toBe(200)
     const usage = await call(base(), "GET", `/v1/policies/usage-limits/${policy.body.id}?include_usage=true`, {

@@ -1,7 +1,7 @@
-import { Behaviour } from "@switchyard/fake-providers"
 import { describe, expect, it } from "vitest"
 import { call, chatVia } from "./support/Admin.ts"
 import { chatBody, json, useGatewayAndFake } from "./support/Fixtures.ts"
+import { twentyTokens } from "./support/Usage.ts"
 
 const harness = useGatewayAndFake()
 const base = () => harness.gateway.baseUrl
@@ -29,15 +29,6 @@ const createPolicy = async (body: unknown) => {
   expect(created.status, created.text).toBe(200)
   return created.body.id as string
 }
-
-const fixedUsage = Behaviour.json(200, {
-  id: "chatcmpl-fixed",
-  object: "chat.completion",
-  created: 0,
-  model: "gpt-4o-mini",
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop", logprobs: null }],
-  usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }
-})
 
 const ask = (key: string, headers: Record<string, string> = {}) =>
   fetch(`${base()}/v1/chat/completions`, {
@@ -117,7 +108,7 @@ describe("rate-limit enforcement", () => {
   it("a tokens policy admits while the window holds fewer tokens than its value, with the -tokens trio", async () => {
     const { id: keyId, key } = await newKey()
     await createPolicy(policyFor(keyId, { type: "tokens", value: 30 }))
-    harness.fake.setDefault(fixedUsage)
+    harness.fake.setDefault(twentyTokens)
     const first = await ask(key)
     expect(first.status).toBe(200)
     expect(first.headers.get("x-ratelimit-remaining-tokens")).toBe("30")

@@ -11,17 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, chatVia } from "./support/Admin.ts"
 import { chatBody } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
+import { twentyTokens } from "./support/Usage.ts"
 
 const LEASE_SECONDS = 2
-
-const fixedUsage = Behaviour.json(200, {
-  id: "chatcmpl-fixed",
-  object: "chat.completion",
-  created: 0,
-  model: "gpt-4o-mini",
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop", logprobs: null }],
-  usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }
-})
 
 const database = `switchyard_lease_${randomBytes(4).toString("hex")}`
 const psql = (sql: string) => execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-d", "test", "-c", sql])
@@ -89,7 +81,7 @@ for (const store of [{ name: "Redis", env: { REDIS_URL: "redis://127.0.0.1:6379"
       expect(policy.status).toBe(200)
       fake.reset()
       fake.enqueue(Behaviour.stall())
-      fake.setDefault(fixedUsage)
+      fake.setDefault(twentyTokens)
       // the request reaches the provider, which never answers; its process is killed
       void ask(killed.baseUrl, key).catch(() => undefined)
       await until(() => fake.requests.length === 1, 10_000)

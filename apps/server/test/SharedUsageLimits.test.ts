@@ -9,28 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, chatVia } from "./support/Admin.ts"
 import { chatBody } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
+import { tokenBudget, twentyTokens } from "./support/Usage.ts"
 
 /** A chat answer that always reports 20 tokens. */
-const fixedUsage = Behaviour.json(200, {
-  id: "chatcmpl-fixed",
-  object: "chat.completion",
-  created: 0,
-  model: "gpt-4o-mini",
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop", logprobs: null }],
-  usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }
-})
-
 /** A key of its own and a tokens policy on it: at 20 tokens a call, a limit of 200 admits at most 10. */
 const keyUnderPolicy = async (baseUrl: string, creditLimit = 200) => {
   const created = await call(baseUrl, "POST", "/v1/api-keys", { body: { name: "shared", scopes: ["completions"] } })
   expect(created.status).toBe(200)
   const policy = await call(baseUrl, "POST", "/v1/policies/usage-limits", {
-    body: {
-      conditions: [{ key: "api_key", value: created.body.id }],
-      group_by: [{ key: "api_key" }],
-      type: "tokens",
-      credit_limit: creditLimit
-    }
+    body: tokenBudget(created.body.id, creditLimit)
   })
   expect(policy.status).toBe(200)
   return created.body.key as string
@@ -79,7 +66,7 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
       REDIS_URL: "redis://127.0.0.1:6379"
     }
     fake = await FakeOpenAI.start({ record: true })
-    fake.setDefault(Behaviour.delay(10, fixedUsage))
+    fake.setDefault(Behaviour.delay(10, twentyTokens))
     first = await GatewayProcess.start(env)
     // both policies exist before the second process reads any: it sees them from its first request
     concurrentKey = await keyUnderPolicy(first.baseUrl)
@@ -99,7 +86,7 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
     "200 concurrent requests through both processes: never more than the limit admits reach the provider",
     async () => {
       fake.reset()
-      fake.setDefault(Behaviour.delay(10, fixedUsage))
+      fake.setDefault(Behaviour.delay(10, twentyTokens))
       const answers = await Promise.all(
         Array.from(
           { length: 200 },
@@ -117,7 +104,7 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
 
   it("sequential requests alternating between the processes reach the provider exactly 10 times", async () => {
     fake.reset()
-    fake.setDefault(fixedUsage)
+    fake.setDefault(twentyTokens)
     const statuses = []
     for (let index = 0; index < 14; index++) {
       statuses.push((await ask(index % 2 === 0 ? first.baseUrl : second.baseUrl, sequentialKey, fake)).status)
@@ -128,7 +115,7 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
 
   it("a request's usage is settled in Redis by the time its answer arrives: the other process reads it at once", async () => {
     fake.reset()
-    fake.setDefault(fixedUsage)
+    fake.setDefault(twentyTokens)
     const created = await call(first.baseUrl, "POST", "/v1/api-keys", {
       body: { name: "read", scopes: ["completions"] }
     })
@@ -150,7 +137,7 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
 
   it("a requests-per-minute policy of 10 shared by both processes admits 10 of 200 concurrent requests", async () => {
     fake.reset()
-    fake.setDefault(Behaviour.delay(10, fixedUsage))
+    fake.setDefault(Behaviour.delay(10, twentyTokens))
     const answers = await Promise.all(
       Array.from(
         { length: 200 },
@@ -164,7 +151,7 @@ describe("usage limits shared by two gateway processes (Postgres and Redis)", ()
 
   it("and exactly 10 sequential requests alternating between the processes", async () => {
     fake.reset()
-    fake.setDefault(fixedUsage)
+    fake.setDefault(twentyTokens)
     const statuses = []
     for (let index = 0; index < 13; index++) {
       statuses.push((await ask(index % 2 === 0 ? first.baseUrl : second.baseUrl, rateSequentialKey, fake)).status)
@@ -179,7 +166,7 @@ describe("usage counters while Redis is down", () => {
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start()
-    fake.setDefault(fixedUsage)
+    fake.setDefault(twentyTokens)
     redis = await RedisServer.start()
   })
   afterAll(async () => {
@@ -192,7 +179,7 @@ describe("usage counters while Redis is down", () => {
     try {
       const key = await keyUnderPolicy(gateway.baseUrl, 1000)
       fake.reset()
-      fake.setDefault(fixedUsage)
+      fake.setDefault(twentyTokens)
       expect((await ask(gateway.baseUrl, key, fake)).status).toBe(200)
       await redis.kill()
       const refused = await ask(gateway.baseUrl, key, fake)
@@ -210,7 +197,7 @@ describe("usage counters while Redis is down", () => {
     try {
       const key = await keyUnderPolicy(gateway.baseUrl, 1000)
       fake.reset()
-      fake.setDefault(fixedUsage)
+      fake.setDefault(twentyTokens)
       await redis.kill()
       expect((await ask(gateway.baseUrl, key, fake)).status).toBe(200)
       expect(fake.requests).toHaveLength(1)
@@ -228,7 +215,7 @@ describe("usage counters while Redis is down", () => {
     try {
       const key = await keyUnderRateLimit(gateway.baseUrl, 1000)
       fake.reset()
-      fake.setDefault(fixedUsage)
+      fake.setDefault(twentyTokens)
       expect((await ask(gateway.baseUrl, key, fake)).status).toBe(200)
       await redis.kill()
       const refused = await ask(gateway.baseUrl, key, fake)
