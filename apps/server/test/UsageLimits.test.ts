@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import { call, chatVia } from "./support/Admin.ts"
 import { chatBody, sseData, useGatewayAndFake } from "./support/Fixtures.ts"
 import * as GatewayProcess from "./support/GatewayProcess.ts"
+import { twentyTokens } from "./support/Usage.ts"
 
 const harness = useGatewayAndFake()
 const base = () => harness.gateway.baseUrl
@@ -28,17 +29,6 @@ const createPolicy = async (body: unknown) => {
   expect(created.status, created.text).toBe(200)
   return created.body.id as string
 }
-
-/** A chat answer with fixed usage: 10 prompt + 10 completion tokens. */
-const fixedUsage = (total = 20) =>
-  Behaviour.json(200, {
-    id: "chatcmpl-fixed",
-    object: "chat.completion",
-    created: 0,
-    model: "gpt-4o-mini",
-    choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop", logprobs: null }],
-    usage: { prompt_tokens: total / 2, completion_tokens: total / 2, total_tokens: total }
-  })
 
 const ask = (key: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   chatVia(base(), key, {
@@ -158,7 +148,7 @@ describe("usage-limits enforcement", () => {
   it("at 20 tokens a call, a limit of 50 admits 3 sequential calls, then 412 naming the policy", async () => {
     const { id: keyId, key } = await newKey()
     const id = await createPolicy(policyFor(keyId))
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     const statuses = []
     for (let call = 0; call < 5; call++) statuses.push((await ask(key)).status)
     expect(statuses).toEqual([200, 200, 200, 412, 412])
@@ -179,7 +169,7 @@ describe("usage-limits enforcement", () => {
       type: "tokens",
       credit_limit: 30
     })
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     const team = { "x-gateway-metadata": JSON.stringify({ team: "blue" }) }
     expect((await ask(first.key, {}, team)).status).toBe(200)
     expect((await ask(first.key, {}, team)).status).toBe(200)
@@ -196,7 +186,7 @@ describe("usage-limits enforcement", () => {
   it("reset clears the usage; an archived policy is no longer enforced", async () => {
     const { id: keyId, key } = await newKey()
     const id = await createPolicy(policyFor(keyId, { credit_limit: 20 }))
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     expect((await ask(key)).status).toBe(200)
     expect((await ask(key)).status).toBe(412)
     const reset = await call(base(), "POST", `/v1/policies/usage-limits/${id}/reset`)
@@ -211,7 +201,7 @@ describe("usage-limits enforcement", () => {
   it("records the alert threshold once it is crossed", async () => {
     const { id: keyId, key } = await newKey()
     const id = await createPolicy(policyFor(keyId, { credit_limit: 100, alert_threshold: 30 }))
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     await ask(key)
     expect((await usageOf(id))[`api_key:${keyId}`]?.alerted).toBe(false)
     await ask(key)
@@ -222,7 +212,7 @@ describe("usage-limits enforcement", () => {
   it("never admits more than the limit allows under 50 concurrent requests", async () => {
     const { id: keyId, key } = await newKey()
     const id = await createPolicy(policyFor(keyId, { credit_limit: 200 }))
-    harness.fake.setDefault(Behaviour.delay(20, fixedUsage(20)))
+    harness.fake.setDefault(Behaviour.delay(20, twentyTokens))
     const answers = await Promise.all(Array.from({ length: 50 }, () => ask(key)))
     const admitted = answers.filter((answer) => answer.status === 200).length
     expect(answers.every((answer) => answer.status === 200 || answer.status === 412)).toBe(true)
@@ -269,7 +259,7 @@ describe("usage-limits enforcement", () => {
   it("prices a cost policy from the catalog, and refuses an unpriced model with 412 naming it", async () => {
     const { id: keyId, key } = await newKey()
     const id = await createPolicy(policyFor(keyId, { type: "cost", credit_limit: 1 }))
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     expect((await ask(key)).status).toBe(200)
     // gpt-4o-mini: 10 prompt tokens at $0.15/M and 10 completion tokens at $0.60/M
     expect((await usageOf(id))[`api_key:${keyId}`]?.usage).toBeCloseTo((10 * 0.15 + 10 * 0.6) / 1e6, 12)
@@ -293,7 +283,7 @@ describe("usage-limits enforcement", () => {
       conditions: [{ key: "api_key", value: keyId }, { key: "provider", value: "openai" }],
       group_by: [{ key: "integration" }]
     }))
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     const answer = await chatVia(base(), key, { "x-gateway-provider": `@${slug}` }, chatBody({ max_tokens: 16 }))
     expect(answer.status, answer.text).toBe(200)
     expect((await usageOf(id))[`integration:${slug}`]?.usage).toBeCloseTo((10 * 0.15 + 10 * 0.6) / 1e6, 12)
@@ -318,7 +308,7 @@ describe("usage-limits enforcement", () => {
     })
     expect(bad.body.error.param).toBe("pricing.input_per_million")
     const id = await createPolicy(policyFor(keyId, { type: "cost", credit_limit: 1 }))
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     const answer = await chatVia(base(), key, { "x-gateway-provider": `@${slug}` }, chatBody({ model: "my-own-model" }))
     expect(answer.status, answer.text).toBe(200)
     // 10 prompt tokens at $1000/M and 10 completion tokens at $2000/M
@@ -328,7 +318,7 @@ describe("usage-limits enforcement", () => {
   it("counts nothing for a cached answer", async () => {
     const { id: keyId, key } = await newKey()
     const id = await createPolicy(policyFor(keyId, { credit_limit: 1000 }))
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     const config = JSON.stringify({
       provider: "openai",
       api_key: "sk-upstream",
@@ -373,7 +363,7 @@ describe("usage-limits enforcement", () => {
 
 describe("usage counters of the embedded default", () => {
   it("survive a restart on the same data dir", async () => {
-    harness.fake.setDefault(fixedUsage(20))
+    harness.fake.setDefault(twentyTokens)
     const first = await GatewayProcess.start()
     const via = (baseUrl: string, key: string) =>
       chatVia(baseUrl, key, {
