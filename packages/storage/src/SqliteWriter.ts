@@ -25,7 +25,7 @@
  * )
  * const live = SqliteWriter.SqliteWriter.layer({ filename: "./.switchyard/switchyard.db" })
  */
-import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import { Clock, Context, Data, Duration, Effect, FiberSet, Layer, type Scope } from "effect"
 import { extname } from "node:path"
 import { Worker } from "node:worker_threads"
 import type { Synchronous } from "./internal/sqliteConnection.ts"
@@ -96,6 +96,8 @@ export class SqliteWriter extends Context.Service<SqliteWriter, {
 export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const clock = yield* Clock.Clock
+    // the thread dies in a node event, outside any fiber: its log line runs in one of the layer's
+    const inBackground = yield* FiberSet.makeRuntime()
     const pending = new Map<number, (answer: Answer) => void>()
     let next = 0
     let thread: Worker | undefined
@@ -131,6 +133,8 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
         if (thread !== worker) return
         thread = undefined
         fellDown(why)
+        const held = pending.size === 1 ? "1 write" : `${pending.size} writes`
+        inBackground(Effect.logError(`sqlite writer: ${why}; ${held} failed, the next write starts a new thread`))
         for (const [id, done] of pending) done({ id, error: why })
         pending.clear()
       }

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqliteWriter } from "@switchyard/storage"
 import { TestDatabase } from "@switchyard/storage/testing"
-import { Effect, Exit, Result, Scope } from "effect"
+import { Effect, Exit, Logger, Result, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { validate, version } from "uuid"
@@ -156,8 +156,12 @@ describe("SqliteWriter", () => {
       assert.match(stopped.message, /the writer thread has stopped/)
     }))
 
-  it.effect("a thread that dies fails the write it held; another starts for the first write a second later", () =>
-    Effect.gen(function*() {
+  it.effect("a thread that dies fails the write it held, logs why; another starts for the first write a second later", () => {
+    const errors: Array<string> = []
+    const collect = Logger.make(({ logLevel, message }) => {
+      if (logLevel === "Error") errors.push(Array.isArray(message) ? message.join(" ") : String(message))
+    })
+    return Effect.gen(function*() {
       yield* createNotes
       const sql = yield* SqlClient.SqlClient
       const [main] = yield* sql<{ readonly file: string }>`PRAGMA database_list`
@@ -167,11 +171,16 @@ describe("SqliteWriter", () => {
       const huge = Array.from({ length: 320 }, (_, i) => [`big-${i}`, "x".repeat(200_000), i]).flat()
       const died = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width: 3, values: huge }]))
       assert.match(died.message, /^the writer thread failed: .*memory limit/)
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(errors, [
+        `sqlite writer: ${died.message}; 1 write failed, the next write starts a new thread`
+      ])
       // within the second, no thread is started: the reason at once
       const early = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width: 3, values: ["b", "early", 2] }]))
       assert.strictEqual(early.message, died.message)
       yield* TestClock.adjust(SqliteWriter.RESTART_INTERVAL)
       assert.deepStrictEqual(yield* writer.write([{ sql: INSERT_NOTE, width: 3, values: ["c", "after", 3] }]), [1])
       assert.deepStrictEqual(yield* notes, [{ id: "a", body: "before", n: 1 }, { id: "c", body: "after", n: 3 }])
-    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile), Effect.provide(Logger.layer([collect])))
+  })
 })
