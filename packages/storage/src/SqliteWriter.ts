@@ -67,6 +67,8 @@ export const DEFAULT_HEAP_LIMIT_MB = 512
 /** How soon a thread that died is started again, at the earliest. */
 export const RESTART_INTERVAL = Duration.seconds(1)
 
+const RESTARTS_AFTER = `${Duration.format(RESTART_INTERVAL)} or more later`
+
 /** What the thread answers a write: the rows each of its statements changed, or why it failed. */
 interface Answer {
   readonly id: number
@@ -134,7 +136,11 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
         thread = undefined
         fellDown(why)
         const held = pending.size === 1 ? "1 write" : `${pending.size} writes`
-        inBackground(Effect.logError(`sqlite writer: ${why}; ${held} failed, the next write starts a new thread`))
+        inBackground(
+          Effect.logError(
+            `sqlite writer: ${why}; ${held} failed, a new thread starts with the first write ${RESTARTS_AFTER}`
+          )
+        )
         for (const [id, done] of pending) done({ id, error: why })
         pending.clear()
       }

@@ -173,7 +173,7 @@ describe("SqliteWriter", () => {
       assert.match(died.message, /^the writer thread failed: .*memory limit/)
       yield* Effect.yieldNow
       assert.deepStrictEqual(errors, [
-        `sqlite writer: ${died.message}; 1 write failed, the next write starts a new thread`
+        `sqlite writer: ${died.message}; 1 write failed, a new thread starts with the first write 1s or more later`
       ])
       // within the second, no thread is started: the reason at once
       const early = yield* Effect.flip(writer.write([{ sql: INSERT_NOTE, width: 3, values: ["b", "early", 2] }]))
