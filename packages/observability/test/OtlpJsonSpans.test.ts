@@ -280,6 +280,21 @@ describe("the OTLP/JSON export queue (OTEL_BSP_*)", () => {
       assert.strictEqual(yield* dropped("export_failed"), 0)
     }).pipe(Effect.scoped, Effect.provideService(Metric.MetricRegistry, new Map())))
 
+  it.effect("writes a batch over the buffer of one answered, and nothing of the earlier batch stays in it", () =>
+    Effect.gen(function*() {
+      const sink = yield* collector()
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(OtlpTraces.layer(settings(sink.url, 2)), scope)
+      const long = (i: number) => `a long name, longer than what follows it in the buffer: ${i}`
+      const batches = [[long(1), long(2)], ["b1", "b2"], ["c1", "c2"], [long(3), long(4)], ["e1", "e2"]]
+      for (const batch of batches) {
+        yield* Effect.forEach(batch, spanNamed, { discard: true }).pipe(Effect.provideContext(context))
+        yield* sink.received(sink.bodies.length + 1)
+      }
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(sink.bodies.map((body) => spansOf([body]).map((span) => span.name)), batches)
+    }).pipe(Effect.scoped))
+
   it.effect("drops and counts a batch whose export fails", () =>
     Effect.gen(function*() {
       const sink = yield* collector()

@@ -46,6 +46,8 @@ interface Batch {
 }
 
 const COMMA = 0x2c
+/** Buffers kept for the next batches: one export at a time, so one is in use while one fills. */
+const MAX_SPARE_BUFFERS = 2
 
 /** `gateway_spans_dropped_total` by reason: the queue was full, or the batch's export failed. */
 export const droppedSpans = (reason: "queue_full" | "export_failed") =>
@@ -86,6 +88,11 @@ export const make = (
     let waiting = 0
     // a batch's buffer starts at the size the last full one needed, so it is rarely grown
     let capacity = options.head.length + options.tail.length + 1024 * Math.min(maxBatchSize, 64)
+    // buffers of batches exported, written over by the next ones: a batch's buffer lives until its
+    // export ends, past young-generation GCs, and a new one each time grew the old generation and
+    // the memory outside the heap that V8 collects it for (with the GC helpers' CPU, most of what
+    // sending spans cost the chat path)
+    const spare: Array<JsonBytes> = []
     const batchWaiting = Latch.makeUnsafe(false)
     const oneExport = Semaphore.makeUnsafe(1)
 
@@ -97,7 +104,9 @@ export const make = (
     const push = (span: Span): void => {
       if (waiting >= options.maxQueueSize) return droppedFull.updateUnsafe(1, context)
       if (filling === undefined) {
-        filling = { out: new JsonBytes(capacity), count: 0 }
+        const reused = spare.pop()
+        if (reused !== undefined) reused.length = 0
+        filling = { out: reused ?? new JsonBytes(capacity), count: 0 }
         filling.out.raw(options.head)
       } else {
         filling.out.byte(COMMA)
@@ -136,6 +145,13 @@ export const make = (
         : client.execute(withBody)
       return sent.pipe(
         Effect.flatMap((response) => Effect.ignore(response.arrayBuffer)),
+        // answered, so the body was sent whole and its bytes are read no more; a failed or
+        // interrupted export's buffer is left to the GC, as its socket may not be done with it
+        Effect.tap(() =>
+          Effect.sync(() => {
+            if (spare.length < MAX_SPARE_BUFFERS) spare.push(batch.out)
+          })
+        ),
         Effect.withTracerEnabled(false),
         Effect.onInterrupt(() => Effect.sync(() => droppedFailed.updateUnsafe(batch.count, context))),
         Effect.catchCause((cause) => {
