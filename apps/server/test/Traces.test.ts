@@ -2,7 +2,7 @@
  * OpenTelemetry traces (extensions.md, "Running it", traces) from a real gateway to a fake OTLP
  * collector on 127.0.0.1: one server span per inference request with the GenAI attributes, and
  * under it a span per upstream attempt (a retry shows two), the cache lookup, the guardrail check
- * and the limits check; a caller's W3C `traceparent` continued; a streamed request's span ended
+ * and the limits check (when a policy is active in the workspace); a caller's W3C `traceparent` continued; a streamed request's span ended
  * after its stream; and a collector that is down or never answers costing requests nothing.
  */
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
@@ -74,7 +74,7 @@ describe("traces over OTLP/HTTP", () => {
       readonly model: string
       readonly usage: { readonly prompt_tokens: number; readonly completion_tokens: number }
     }
-    const { named, root } = await traceOf(response, 2)
+    const { named, root } = await traceOf(response, 1)
     expect(root.name).toBe("POST /v1/chat/completions")
     expect(root.kind).toBe(2)
     expect(root.parentSpanId).toBe("")
@@ -103,8 +103,6 @@ describe("traces over OTLP/HTTP", () => {
       "gateway.target.path": "config",
       "http.response.status_code": 200
     })
-    // the limits stage checks every request (no policy here: a quick check)
-    expect(named("limits check")).toHaveLength(1)
     // the exporter sends OTEL_EXPORTER_OTLP_HEADERS, percent-decoded, and JSON unless told otherwise
     expect(collector.lastHeaders()?.["x-collector-token"]).toBe("s3cret token")
     expect(collector.contentTypes[0]).toBe("application/json")
@@ -115,7 +113,7 @@ describe("traces over OTLP/HTTP", () => {
     const response = await chat(leaf({ retry: { attempts: 2 } }), "retried")
     expect(response.status).toBe(200)
     expect(response.headers.get("x-gateway-retry-attempt-count")).toBe("1")
-    const { named, root } = await traceOf(response, 3)
+    const { named, root } = await traceOf(response, 2)
     const attempts = named("chat gpt-4o-mini").sort((a, b) => Number(a.startTimeUnixNano - b.startTimeUnixNano))
     expect(attempts.map((span) => span.attributes["http.response.status_code"])).toEqual([503, 200])
     expect(attempts.map((span) => span.status)).toEqual([2, 1])
@@ -128,7 +126,7 @@ describe("traces over OTLP/HTTP", () => {
     fake.enqueue(Behaviour.json(503, { error: { message: "busy" } }))
     const response = await chat(leaf({ retry: { attempts: 2 } }), "traced upstream")
     expect(response.status).toBe(200)
-    const { named } = await traceOf(response, 3)
+    const { named } = await traceOf(response, 2)
     const attempts = named("chat gpt-4o-mini").sort((a, b) => Number(a.startTimeUnixNano - b.startTimeUnixNano))
     expect(attempts).toHaveLength(2)
     expect(fake.requests.map((request) => request.headers.traceparent)).toEqual(
@@ -144,7 +142,7 @@ describe("traces over OTLP/HTTP", () => {
     })
     const response = await chat(config, "fall back")
     expect(response.status).toBe(200)
-    const { named } = await traceOf(response, 4)
+    const { named } = await traceOf(response, 2)
     const paths = named("chat gpt-4o-mini").sort((a, b) => Number(a.startTimeUnixNano - b.startTimeUnixNano))
       .map((span) => span.attributes["gateway.target.path"])
     expect(paths).toEqual(["config.targets[0]", "config.targets[1]"])
@@ -155,7 +153,7 @@ describe("traces over OTLP/HTTP", () => {
     const question = `cached ${Date.now()}`
     const miss = await chat(config, question)
     expect(miss.headers.get("x-gateway-cache-status")).toBe("MISS")
-    const missed = await traceOf(miss, 3)
+    const missed = await traceOf(miss, 2)
     expect(missed.named("cache lookup")).toHaveLength(1)
     expect(missed.named("chat gpt-4o-mini")).toHaveLength(1)
     const [lookup] = missed.named("cache lookup")
@@ -165,7 +163,7 @@ describe("traces over OTLP/HTTP", () => {
 
     const hit = await chat(config, question)
     expect(hit.headers.get("x-gateway-cache-status")).toBe("HIT")
-    const served = await traceOf(hit, 2)
+    const served = await traceOf(hit, 1)
     expect(served.named("cache lookup")).toHaveLength(1)
     expect(served.named("chat gpt-4o-mini")).toHaveLength(0)
     expect(served.root.attributes["gateway.cache.status"]).toBe("HIT")
@@ -179,7 +177,7 @@ describe("traces over OTLP/HTTP", () => {
     })
     const allowed = await chat(config, "all fine")
     expect(allowed.status).toBe(200)
-    const passed = await traceOf(allowed, 3)
+    const passed = await traceOf(allowed, 2)
     expect(passed.named("guardrail check")).toMatchObject([{ status: 1 }])
     expect(passed.named("chat gpt-4o-mini")).toHaveLength(1)
 
@@ -198,7 +196,7 @@ describe("traces over OTLP/HTTP", () => {
     const parentId = "00f067aa0ba902b7"
     const response = await chat(leaf(), "continued", { headers: { traceparent: `00-${traceId}-${parentId}-01` } })
     expect(response.status).toBe(200)
-    const { named, root } = await traceOf(response, 2)
+    const { named, root } = await traceOf(response, 1)
     expect(root.traceId).toBe(traceId)
     expect(root.parentSpanId).toBe(parentId)
     expect(named("chat gpt-4o-mini")[0]?.traceId).toBe(traceId)
@@ -238,12 +236,51 @@ describe("traces over OTLP/HTTP", () => {
     const events = sseData(await response.text())
     const streamedNs = process.hrtime.bigint() - started
     expect(events.at(-1)).toBe("[DONE]")
-    const { named, root } = await traceOf(response, 2)
+    const { named, root } = await traceOf(response, 1)
     const [attempt] = named("chat gpt-4o-mini")
     // the attempt ends when the provider's answer begins; the request when the stream ends
     expect(root.endTimeUnixNano - root.startTimeUnixNano).toBeGreaterThan(streamedNs / 2n)
     expect(root.endTimeUnixNano).toBeGreaterThan(attempt!.endTimeUnixNano)
     expect(root.attributes["gen_ai.usage.output_tokens"]).toBeGreaterThan(0)
+  })
+
+  it("spans the limits check while a policy is active in the workspace, and not when it has nothing to check", async () => {
+    /** The limits spans of a request sent after one that read the workspace's policies (a second's cache). */
+    const limitsSpans = async (content: string) => {
+      expect((await chat(leaf(), `${content}, first`)).status).toBe(200)
+      const response = await chat(leaf(), content)
+      expect(response.status).toBe(200)
+      return (await traceOf(response, 1)).named("limits check")
+    }
+    expect(await limitsSpans("no policy yet")).toEqual([])
+
+    const policies = `${gateway.baseUrl}/v1/policies/usage-limits`
+    const admin = { "content-type": "application/json", "x-gateway-api-key": GatewayProcess.ADMIN_KEY }
+    const created = await fetch(policies, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({
+        conditions: [{ key: "workspace_id", value: "*" }],
+        group_by: [{ key: "api_key" }],
+        type: "tokens",
+        credit_limit: 1_000_000_000
+      })
+    })
+    expect(created.status).toBe(200)
+    const { id } = (await created.json()) as { readonly id: string }
+    try {
+      const limited = await chat(leaf(), "under a policy")
+      expect(limited.status).toBe(200)
+      const { named } = await traceOf(limited, 2)
+      const [check] = named("limits check")
+      const [attempt] = named("chat gpt-4o-mini")
+      expect(check?.attributes).toMatchObject({ "gateway.stage": "limits", "gateway.target.path": "config" })
+      // the check ends as the request goes on to the provider
+      expect(check!.endTimeUnixNano).toBeLessThanOrEqual(attempt!.startTimeUnixNano)
+    } finally {
+      expect((await fetch(`${policies}/${id}`, { method: "DELETE", headers: admin })).status).toBe(200)
+    }
+    expect(await limitsSpans("policy deleted")).toEqual([])
   })
 
   it("gives a management route a server span of its own", async () => {

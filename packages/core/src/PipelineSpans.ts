@@ -3,15 +3,18 @@
  * `@switchyard/observability`, read when a config is compiled): one per upstream attempt, so a
  * retried or fallen-back request shows each try, and one per checking stage covering the stage's
  * own work, from the moment the request reaches it until it hands the request on (or answers,
- * or refuses it itself): the guardrails' input checks, the limits check, the cache lookup.
+ * or refuses it itself): the guardrails' input checks, the limits check, the cache lookup; none
+ * for a stage whose dispatch says it has nothing to check for the request (`Dispatch.withIdleTest`:
+ * the limits, when no policy is active in its workspace).
  * With tracing off the compiler does not call these: nothing is wrapped. Under a request whose
  * trace is not sampled they make no span either: nothing would export it, and with
  * `OTEL_TRACES_SAMPLER=always_off` the spans made anyway cost about a tenth of the gateway's
  * throughput. The `traceparent` sent upstream then names the request's span, marked not sampled.
  */
 import { Tracing } from "@switchyard/observability"
-import { Cause, Context, Effect, Exit, type Fiber, Option, Tracer } from "effect"
-import type { Dispatch, Middleware } from "./Dispatch.ts"
+import { Cause, Clock, Context, Effect, Exit, type Fiber, Option, Tracer } from "effect"
+import * as Dispatch from "./Dispatch.ts"
+import type { Middleware } from "./Dispatch.ts"
 import { operationNames } from "./Endpoint.ts"
 import { UpstreamStatus } from "./GatewayError.ts"
 import type { Phase } from "./Stage.ts"
@@ -38,7 +41,7 @@ const recorded = (fiber: Fiber.Fiber<unknown, unknown>): boolean =>
   Context.getOrUndefined(fiber.context, Tracer.ParentSpan)?.sampled !== false
 
 /** Ends the stage's span as it hands on; what follows is its sibling under the request's span. */
-const handingOn = (next: Dispatch): Dispatch => (request) =>
+const handingOn = (next: Dispatch.Dispatch): Dispatch.Dispatch => (request) =>
   Effect.withFiber((fiber) => {
     const open = fiber.getRef(OpenStage)
     if (open !== undefined) Tracing.endSpan(fiber, open, Exit.void)
@@ -56,9 +59,11 @@ export const stage = (phase: Phase, path: string, middleware: Middleware): Middl
     const handOn = handingOn(next)
     const wrapped = middleware(handOn)
     if (wrapped === handOn) return next
+    const idle = Dispatch.idleTestOf(wrapped)
     return (request) =>
       Effect.withFiber((fiber) => {
         if (!recorded(fiber)) return wrapped(request)
+        if (idle?.(request, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()) === true) return wrapped(request)
         const span = Tracing.startSpan(fiber, name, "internal")
         span.attribute("gateway.stage", phase)
         span.attribute("gateway.target.path", path)
@@ -76,7 +81,7 @@ export const stage = (phase: Phase, path: string, middleware: Middleware): Middl
  * model asked for, the leaf's path and the status the provider answered. It is the parent span of
  * the upstream call, whose W3C `traceparent` names it.
  */
-export const attempt = (provider: string, path: string, upstream: Dispatch): Dispatch => (request) =>
+export const attempt = (provider: string, path: string, upstream: Dispatch.Dispatch): Dispatch.Dispatch => (request) =>
   Effect.withFiber((fiber) => {
     if (!recorded(fiber)) return upstream(request)
     const operation = operationNames[request.endpoint]

@@ -3,7 +3,7 @@
  * target, rate windows and usage counters asked at once, then the answer metered. Stores in this
  * process's memory take the fast path of `ImmediateLimits` instead, once their counters are read.
  */
-import { type Dispatch, GatewayError, type GatewayRequest, type ProviderTarget } from "@switchyard/core"
+import { Dispatch, GatewayError, type GatewayRequest, type ProviderTarget } from "@switchyard/core"
 import { Effect, Metric, Result } from "effect"
 import type { RateLimiter } from "effect/persistence"
 import * as Metering from "../Metering.ts"
@@ -133,7 +133,7 @@ export const middleware =
         )
       return settledAnswer(next, request, bound, admission.headers, settle)
     }
-    return (request) =>
+    const dispatch: Dispatch.Dispatch = (request) =>
       Effect.clockWith((clock) => {
         const workspaceId = request.context.principal.workspaceId
         const now = clock.currentTimeMillisUnsafe()
@@ -147,6 +147,12 @@ export const middleware =
             Effect.flatMap(services.rates.active(workspaceId), (rates) => limited(request, active, rates, now))
         )
       })
+    // no policy active in the workspace, as read less than a second ago: nothing to check
+    return Dispatch.withIdleTest(dispatch, (request, now) => {
+      const workspaceId = request.context.principal.workspaceId
+      return services.policies.activeKept(workspaceId, now)?.length === 0 &&
+        services.rates.activeKept(workspaceId, now)?.length === 0
+    })
   }
 
 const storeUnreachable = (
