@@ -125,20 +125,20 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     Authenticator.Authenticator.layer({ adminKey }),
     AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
-  const lease = options.limitsReservationLeaseSeconds
-  const counters: CountersLayer = lease === undefined
-    ? usageCounters(options)
-    : usageCounters(options).pipe(
-      Layer.provide(Layer.succeed(UsageCounters.ReservationLease, Duration.seconds(lease)))
-    )
-  // one set, built once, for the stages and the route that lists circuits
-  const stores = cacheAndCircuits(options)
-  // on the embedded SQLite, the request log and stored responses are written by one thread with a
-  // connection of its own (built once, shared): node:sqlite would block the event loop
+  // on the embedded SQLite, the request log, stored responses and usage counters are written by one
+  // thread with a connection of its own (built once, shared): node:sqlite would block the event loop
   const sqliteWriter = SqliteWriter.SqliteWriter.layer({
     filename: join(dataDir, Database.SQLITE_FILE),
     synchronous: options.sqliteSynchronous ?? DEFAULT_SQLITE_SYNCHRONOUS
   })
+  const lease = options.limitsReservationLeaseSeconds
+  const counters: CountersLayer = lease === undefined
+    ? usageCounters(options, sqliteWriter)
+    : usageCounters(options, sqliteWriter).pipe(
+      Layer.provide(Layer.succeed(UsageCounters.ReservationLease, Duration.seconds(lease)))
+    )
+  // one set, built once, for the stages and the route that lists circuits
+  const stores = cacheAndCircuits(options)
   const onWriterThread = <A, B>(
     threaded: Layer.Layer<A, never, B | SqliteWriter.SqliteWriter>,
     onClient: Layer.Layer<A, never, B>

@@ -21,7 +21,8 @@
  *   ])
  * )
  */
-import { Context, type Duration, type Effect, Layer } from "effect"
+import { SqliteWriter } from "@switchyard/storage"
+import { Context, type Duration, Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { CounterStoreError } from "./internal/CounterStoreError.ts"
 import * as LeaseSweep from "./internal/LeaseSweep.ts"
@@ -141,7 +142,24 @@ export class UsageCounters extends Context.Service<UsageCounters, {
    */
   static readonly layerLocal: Layer.Layer<UsageCounters, never, SqlClient.SqlClient> = Layer.effect(
     UsageCounters,
-    LocalCounters.make
+    LocalCounters.make()
+  )
+
+  /**
+   * {@link layerLocal} with its batches written by the SQLite writer thread
+   * (`@switchyard/storage`'s `SqliteWriter`, on the same database file): on the gateway's own
+   * connection, a batch written while the thread holds the write lock waits for it on the event
+   * loop, and every request with it. The embedded gateway's choice.
+   */
+  static readonly layerLocalSqliteWriter: Layer.Layer<
+    UsageCounters,
+    never,
+    SqlClient.SqlClient | SqliteWriter.SqliteWriter
+  > = Layer.effect(
+    UsageCounters,
+    Effect.gen(function*() {
+      return yield* LocalCounters.make(LocalCounters.writeOnThread(yield* SqliteWriter.SqliteWriter))
+    })
   )
 }
 

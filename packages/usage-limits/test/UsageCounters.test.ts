@@ -2,8 +2,11 @@ import { assert, layer } from "@effect/vitest"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { UsageCounters } from "@switchyard/usage-limits"
 import { RedisUsageCounters } from "@switchyard/usage-limits/redis"
-import { Deferred, Effect, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { randomBytes } from "node:crypto"
+import { DatabaseSync } from "node:sqlite"
 
 const stores: ReadonlyArray<{
   readonly name: string
@@ -99,51 +102,96 @@ for (const { layer: store, name } of stores) {
   })
 }
 
-layer(TestDatabase.layerSqlite)("UsageCounters.layerLocal", (it) => {
-  const local = <A, E>(use: (service: UsageCounters.UsageCounters["Service"]) => Effect.Effect<A, E>) =>
-    UsageCounters.UsageCounters.use(use).pipe(Effect.provide(UsageCounters.UsageCounters.layerLocal))
+// both on a database file, the embedded gateway's arrangement (the writer thread needs one)
+const localStores = [
+  { name: "layerLocal", counters: UsageCounters.UsageCounters.layerLocal },
+  { name: "layerLocalSqliteWriter", counters: UsageCounters.UsageCounters.layerLocalSqliteWriter }
+] as const
 
-  it.effect("keeps settled usage across a restart: written when the layer closes, read by the next one", () =>
+for (const { counters: countersLayer, name } of localStores) {
+  layer(TestDatabase.layerSqliteFile)(`UsageCounters.${name}`, (it) => {
+    const local = <A, E>(use: (service: UsageCounters.UsageCounters["Service"]) => Effect.Effect<A, E>) =>
+      UsageCounters.UsageCounters.use(use).pipe(Effect.provide(countersLayer))
+
+    it.effect("keeps settled usage across a restart: written when the layer closes, read by the next one", () =>
+      Effect.gen(function*() {
+        const counter = fresh()
+        yield* local((service) =>
+          Effect.andThen(
+            service.reserve([reservation(counter, "a", 50, 30)]),
+            service.settle("", [{
+              counter,
+              workspaceId: WORKSPACE,
+              valueKey: "a",
+              reserved: 30,
+              used: 20,
+              alertThreshold: null
+            }])
+          )
+        )
+        // an open reservation is not kept: a crash or a restart releases it
+        yield* local((service) => service.reserve([reservation(counter, "a", 50, 30)]))
+        assert.deepStrictEqual(yield* local((service) => service.usage(WORKSPACE, counter)), [
+          { valueKey: "a", usage: 20, alerted: false }
+        ])
+        const results = yield* local((service) =>
+          Effect.all([
+            service.reserve([reservation(counter, "a", 50, 30)]),
+            service.reserve([reservation(counter, "a", 50, 30)])
+          ])
+        )
+        assert.deepStrictEqual(results.map((result) => result._tag), ["Admitted", "Refused"])
+      }))
+
+    it.effect("under 100 concurrent reservations admits exactly as many as the limit holds", () =>
+      Effect.gen(function*() {
+        const counter = fresh()
+        const results = yield* local((service) =>
+          Effect.forEach(
+            Array.from({ length: 100 }, () => reservation(counter, "a", 200, 20)),
+            (one) => service.reserve([one]),
+            { concurrency: "unbounded" }
+          )
+        )
+        assert.strictEqual(results.filter((result) => result._tag === "Admitted").length, 10)
+      }))
+  })
+}
+
+layer(TestDatabase.layerSqliteFile)("UsageCounters.layerLocalSqliteWriter on the event loop", (it) => {
+  it.effect("writes its batch in the writer thread: while another connection holds the write lock, the event loop runs on", () =>
     Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const [main] = yield* sql<{ readonly file: string }>`SELECT file FROM pragma_database_list WHERE name = 'main'`
+      assert.isDefined(main)
       const counter = fresh()
-      yield* local((service) =>
-        Effect.andThen(
-          service.reserve([reservation(counter, "a", 50, 30)]),
-          service.settle("", [{
+      const holder = new DatabaseSync(main?.file ?? "")
+      try {
+        yield* Effect.gen(function*() {
+          const service = yield* counters
+          yield* service.reserve([reservation(counter, "a", 100, 30)])
+          yield* service.settle("", [{
             counter,
             workspaceId: WORKSPACE,
             valueKey: "a",
             reserved: 30,
-            used: 20,
+            used: 25,
             alertThreshold: null
           }])
-        )
-      )
-      // an open reservation is not kept: a crash or a restart releases it
-      yield* local((service) => service.reserve([reservation(counter, "a", 50, 30)]))
-      assert.deepStrictEqual(yield* local((service) => service.usage(WORKSPACE, counter)), [
-        { valueKey: "a", usage: 20, alerted: false }
-      ])
-      const results = yield* local((service) =>
-        Effect.all([
-          service.reserve([reservation(counter, "a", 50, 30)]),
-          service.reserve([reservation(counter, "a", 50, 30)])
-        ])
-      )
-      assert.deepStrictEqual(results.map((result) => result._tag), ["Admitted", "Refused"])
-    }))
-
-  it.effect("under 100 concurrent reservations admits exactly as many as the limit holds", () =>
-    Effect.gen(function*() {
-      const counter = fresh()
-      const results = yield* local((service) =>
-        Effect.forEach(
-          Array.from({ length: 100 }, () => reservation(counter, "a", 200, 20)),
-          (one) => service.reserve([one]),
-          { concurrency: "unbounded" }
-        )
-      )
-      assert.strictEqual(results.filter((result) => result._tag === "Admitted").length, 10)
+          holder.exec("BEGIN IMMEDIATE")
+          // `usage` writes what is settled first: that write waits for the lock
+          const read = yield* Effect.forkChild(service.usage(WORKSPACE, counter))
+          const started = Date.now()
+          yield* TestClock.withLive(Effect.sleep("50 millis"))
+          assert.isBelow(Date.now() - started, 1_000)
+          assert.isUndefined(read.pollUnsafe())
+          holder.exec("COMMIT")
+          assert.deepStrictEqual(yield* Fiber.join(read), [{ valueKey: "a", usage: 25, alerted: false }])
+        }).pipe(Effect.provide(UsageCounters.UsageCounters.layerLocalSqliteWriter))
+      } finally {
+        if (holder.isTransaction) holder.exec("ROLLBACK")
+        holder.close()
+      }
     }))
 })
 

@@ -6,7 +6,7 @@
  */
 import { CacheStore } from "@switchyard/cache"
 import { CircuitBoard, CircuitBreakerMiddleware } from "@switchyard/circuit-breaker"
-import { Database } from "@switchyard/storage"
+import { Database, type SqliteWriter } from "@switchyard/storage"
 import { LocalWindows, UsageCounters } from "@switchyard/usage-limits"
 import { Data, Effect, Layer, type Redacted } from "effect"
 import type { RateLimiter, Redis } from "effect/persistence"
@@ -56,14 +56,17 @@ export type CountersLayer = Layer.Layer<
 >
 
 export const usageCounters = (
-  options: { readonly redisUrl?: Redacted.Redacted<string> | undefined }
+  options: { readonly redisUrl?: Redacted.Redacted<string> | undefined },
+  sqliteWriter: Layer.Layer<SqliteWriter.SqliteWriter>
 ): CountersLayer => {
   const url = options.redisUrl
   if (url === undefined) {
     return Layer.merge(
       Layer.unwrap(
         Database.Dialect.useSync((dialect) =>
-          dialect.name === "sqlite" ? UsageCounters.UsageCounters.layerLocal : UsageCounters.UsageCounters.layerSql
+          dialect.name === "sqlite"
+            ? Layer.provide(UsageCounters.UsageCounters.layerLocalSqliteWriter, sqliteWriter)
+            : UsageCounters.UsageCounters.layerSql
         )
       ),
       LocalWindows.layer

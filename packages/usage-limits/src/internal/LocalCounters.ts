@@ -2,6 +2,7 @@
  * `UsageCounters.layerLocal`: one process's counters, exact in memory and written to
  * `usage_counters` in batches.
  */
+import type { SqliteWriter } from "@switchyard/storage"
 import { Effect, FiberSet, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import type { ImmediateCounters, Reservation, ReserveResult, UsageCounters } from "../UsageCounters.ts"
@@ -9,7 +10,7 @@ import { decodeStoredRows, keyOf, readUsage } from "./CounterRows.ts"
 import { storeError } from "./CounterStoreError.ts"
 
 /** A counter of `layerLocal`, as it stands in memory. */
-interface LocalCounter {
+export interface LocalCounter {
   readonly key: string
   readonly counter: string
   readonly valueKey: string
@@ -27,9 +28,47 @@ const LOCAL_ADMISSION: ReserveResult = { _tag: "Admitted", id: "" }
 
 const UNLOADED: ReserveResult = { _tag: "Refused", index: 0 }
 
-export const make: Effect.Effect<UsageCounters["Service"], never, SqlClient.SqlClient | Scope.Scope> = Effect.gen(
-  function*() {
+/** Writes a batch of counters as they stand in memory, all or none. */
+export type WriteCounters = (
+  batch: ReadonlyArray<LocalCounter>
+) => Effect.Effect<void, { readonly message: string }>
+
+/** On the gateway's own connection. */
+export const writeOnClient = (sql: SqlClient.SqlClient): WriteCounters => (batch) =>
+  sql.withTransaction(
+    Effect.forEach(
+      batch,
+      (entry) =>
+        sql`INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
+        VALUES (${entry.key}, ${entry.policyId}, ${entry.valueKey}, ${entry.usage}, 0, ${entry.alerted ? 1 : 0})
+        ON CONFLICT (counter_key) DO UPDATE SET usage = excluded.usage, alerted = excluded.alerted`,
+      { discard: true }
+    )
+  )
+
+/** {@link writeOnClient}'s statement, with the placeholders the writer thread binds. */
+const UPSERT_ROW = `INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
+  VALUES (?, ?, ?, ?, 0, ?)
+  ON CONFLICT (counter_key) DO UPDATE SET usage = excluded.usage, alerted = excluded.alerted`
+
+/**
+ * Through the SQLite writer thread: on the gateway's connection, node:sqlite runs on the event loop,
+ * and a write waits there, blocking every request, while the thread holds the database's write
+ * lock (a request log batch, a large stored response).
+ */
+export const writeOnThread = (writer: SqliteWriter.SqliteWriter["Service"]): WriteCounters => (batch) => {
+  const values: Array<SqliteWriter.Value> = []
+  for (const entry of batch) values.push(entry.key, entry.policyId, entry.valueKey, entry.usage, entry.alerted ? 1 : 0)
+  return Effect.asVoid(writer.write([{ sql: UPSERT_ROW, width: 5, values }]))
+}
+
+/** The counters, read on the gateway's connection and written by `write` (default: {@link writeOnClient}). */
+export const make = (
+  write?: WriteCounters
+): Effect.Effect<UsageCounters["Service"], never, SqlClient.SqlClient | Scope.Scope> =>
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const writeBatch = write ?? writeOnClient(sql)
     const entries = new Map<string, LocalCounter>()
     const dirty = new Set<LocalCounter>()
 
@@ -80,18 +119,7 @@ export const make: Effect.Effect<UsageCounters["Service"], never, SqlClient.SqlC
       if (dirty.size === 0) return Effect.void
       const batch = [...dirty]
       dirty.clear()
-      return sql.withTransaction(
-        Effect.forEach(
-          batch,
-          (entry) =>
-            sql`INSERT INTO usage_counters (counter_key, policy_id, value_key, usage, reserved, alerted)
-        VALUES (${entry.key}, ${entry.policyId}, ${entry.valueKey}, ${entry.usage}, 0, ${entry.alerted ? 1 : 0})
-        ON CONFLICT (counter_key) DO UPDATE SET usage = excluded.usage, alerted = excluded.alerted`,
-          {
-            discard: true
-          }
-        )
-      ).pipe(
+      return writeBatch(batch).pipe(
         // written again with the next batch: memory holds the truth
         Effect.tapError(() =>
           Effect.sync(() => {
@@ -151,5 +179,4 @@ export const make: Effect.Effect<UsageCounters["Service"], never, SqlClient.SqlC
       usage: (_workspaceId, counter) => Effect.andThen(flush, Effect.mapError(readUsage(sql, counter), storeError)),
       immediate
     }
-  }
-)
+  })
