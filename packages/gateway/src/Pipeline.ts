@@ -125,8 +125,9 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     Authenticator.Authenticator.layer({ adminKey }),
     AdminKeyBootstrap.layer({ adminKey, announce: options.announceAdminKey ?? printAdminKey })
   ).pipe(Layer.provideMerge(ApiKeys.ApiKeys.layer), Layer.provide(JwtVerifier.layer(options.jwt ?? {})))
-  // on the embedded SQLite, the request log, stored responses and usage counters are written by one
-  // thread with a connection of its own (built once, shared): node:sqlite would block the event loop
+  // on the embedded SQLite, the request log, stored responses, usage counters and feedback are
+  // written by one thread with a connection of its own (built once, shared): node:sqlite would block
+  // the event loop
   const sqliteWriter = SqliteWriter.SqliteWriter.layer({
     filename: join(dataDir, Database.SQLITE_FILE),
     synchronous: options.sqliteSynchronous ?? DEFAULT_SQLITE_SYNCHRONOUS
@@ -165,7 +166,7 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
   )
   const guardrailStorage = Layer.mergeAll(
     StoredGuardrails.StoredGuardrails.layer,
-    FeedbackSql.layerSql,
+    onWriterThread(FeedbackSql.layerSqliteWriter, FeedbackSql.layerSql),
     UsagePolicies.UsagePolicies.layer,
     RatePolicies.RatePolicies.layer,
     PromptStore.PromptStore.layer,
