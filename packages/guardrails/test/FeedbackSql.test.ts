@@ -1,12 +1,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Feedback, FeedbackSql } from "@switchyard/guardrails"
 import type { SqliteWriter } from "@switchyard/storage"
-import { TestDatabase } from "@switchyard/storage/testing"
-import { Effect, Fiber, type Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { TestDatabase, WriteLock } from "@switchyard/storage/testing"
+import { Effect, type Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { randomBytes } from "node:crypto"
-import { DatabaseSync } from "node:sqlite"
 
 const stores: ReadonlyArray<{
   readonly name: string
@@ -54,26 +53,10 @@ for (const { name, store } of stores) {
 layer(TestDatabase.layerSqliteFile)("FeedbackSql.layerSqliteWriter on the event loop", (it) => {
   it.effect("inserts in the writer thread: while another connection holds the write lock, the event loop runs on", () =>
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const [main] = yield* sql<{ readonly file: string }>`SELECT file FROM pragma_database_list WHERE name = 'main'`
-      assert.isDefined(main)
-      const holder = new DatabaseSync(main?.file ?? "")
-      try {
-        yield* Effect.gen(function*() {
-          const feedbackStore = yield* Feedback.FeedbackStore
-          holder.exec("BEGIN IMMEDIATE")
-          const recording = yield* Effect.forkChild(feedbackStore.record(feedback("t-locked")))
-          const started = Date.now()
-          yield* TestClock.withLive(Effect.sleep("50 millis"))
-          assert.isBelow(Date.now() - started, 1_000)
-          assert.isUndefined(recording.pollUnsafe())
-          holder.exec("COMMIT")
-          const recorded = yield* Fiber.join(recording)
-          assert.deepStrictEqual(yield* feedbackStore.list("ws-1", "t-locked"), [recorded])
-        }).pipe(Effect.provide(FeedbackSql.layerSqliteWriter))
-      } finally {
-        if (holder.isTransaction) holder.exec("ROLLBACK")
-        holder.close()
-      }
-    }))
+      const feedbackStore = yield* Feedback.FeedbackStore
+      const locked = yield* WriteLock.underWriteLock(feedbackStore.record(feedback("t-locked")))
+      assert.isTrue(locked.eventLoopRan)
+      assert.isTrue(locked.waited)
+      assert.deepStrictEqual(yield* feedbackStore.list("ws-1", "t-locked"), [locked.result])
+    }).pipe(Effect.provide(FeedbackSql.layerSqliteWriter)))
 })

@@ -1,12 +1,9 @@
 import { assert, layer } from "@effect/vitest"
-import { TestDatabase } from "@switchyard/storage/testing"
+import { TestDatabase, WriteLock } from "@switchyard/storage/testing"
 import { UsageCounters } from "@switchyard/usage-limits"
 import { RedisUsageCounters } from "@switchyard/usage-limits/redis"
-import { Deferred, Effect, Fiber, Layer } from "effect"
-import { SqlClient } from "effect/sql"
-import { TestClock } from "effect/testing"
+import { Deferred, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { DatabaseSync } from "node:sqlite"
 
 const stores: ReadonlyArray<{
   readonly name: string
@@ -161,38 +158,23 @@ for (const { counters: countersLayer, name } of localStores) {
 layer(TestDatabase.layerSqliteFile)("UsageCounters.layerLocalSqliteWriter on the event loop", (it) => {
   it.effect("writes its batch in the writer thread: while another connection holds the write lock, the event loop runs on", () =>
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const [main] = yield* sql<{ readonly file: string }>`SELECT file FROM pragma_database_list WHERE name = 'main'`
-      assert.isDefined(main)
+      const service = yield* counters
       const counter = fresh()
-      const holder = new DatabaseSync(main?.file ?? "")
-      try {
-        yield* Effect.gen(function*() {
-          const service = yield* counters
-          yield* service.reserve([reservation(counter, "a", 100, 30)])
-          yield* service.settle("", [{
-            counter,
-            workspaceId: WORKSPACE,
-            valueKey: "a",
-            reserved: 30,
-            used: 25,
-            alertThreshold: null
-          }])
-          holder.exec("BEGIN IMMEDIATE")
-          // `usage` writes what is settled first: that write waits for the lock
-          const read = yield* Effect.forkChild(service.usage(WORKSPACE, counter))
-          const started = Date.now()
-          yield* TestClock.withLive(Effect.sleep("50 millis"))
-          assert.isBelow(Date.now() - started, 1_000)
-          assert.isUndefined(read.pollUnsafe())
-          holder.exec("COMMIT")
-          assert.deepStrictEqual(yield* Fiber.join(read), [{ valueKey: "a", usage: 25, alerted: false }])
-        }).pipe(Effect.provide(UsageCounters.UsageCounters.layerLocalSqliteWriter))
-      } finally {
-        if (holder.isTransaction) holder.exec("ROLLBACK")
-        holder.close()
-      }
-    }))
+      yield* service.reserve([reservation(counter, "a", 100, 30)])
+      yield* service.settle("", [{
+        counter,
+        workspaceId: WORKSPACE,
+        valueKey: "a",
+        reserved: 30,
+        used: 25,
+        alertThreshold: null
+      }])
+      // `usage` writes what is settled first: that write waits for the lock
+      const locked = yield* WriteLock.underWriteLock(service.usage(WORKSPACE, counter))
+      assert.isTrue(locked.eventLoopRan)
+      assert.isTrue(locked.waited)
+      assert.deepStrictEqual(locked.result, [{ valueKey: "a", usage: 25, alerted: false }])
+    }).pipe(Effect.provide(UsageCounters.UsageCounters.layerLocalSqliteWriter)))
 })
 
 layer(RedisUsageCounters.layer({

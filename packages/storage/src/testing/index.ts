@@ -3,3 +3,4 @@
  * the entry exists only under the workspace's `@switchyard/source` condition.
  */
 export * as TestDatabase from "./TestDatabase.ts"
+export * as WriteLock from "./WriteLock.ts"
