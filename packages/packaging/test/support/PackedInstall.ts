@@ -157,7 +157,10 @@ export const copyExamples = (packages: ReadonlyArray<WorkspacePackage>, project:
     join(project, "storage-testing/TestDatabase.ts"),
     source.replace(sibling, "import { Database, SqliteWriter } from \"@switchyard/storage\"")
   )
-  cpSync(join(testing, "index.ts"), join(project, "storage-testing/index.ts"))
+  // the other helpers import only effect and node: copied as they are
+  for (const file of readdirSync(testing)) {
+    if (file !== "TestDatabase.ts") cpSync(join(testing, file), join(project, "storage-testing", file))
+  }
   return tests
 }
 
