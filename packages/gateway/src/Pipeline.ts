@@ -33,7 +33,13 @@ import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import * as GatewayEmbedder from "./internal/GatewayEmbedder.ts"
 import { gateway } from "./internal/RequestPipeline.ts"
-import { cacheAndCircuits, type CountersLayer, MissingRedisPackage, usageCounters } from "./internal/SharedStores.ts"
+import {
+  cacheAndCircuits,
+  type CountersLayer,
+  MissingRedisPackage,
+  onWriterThreadOf,
+  usageCounters
+} from "./internal/SharedStores.ts"
 import { DEFAULT_DATA_DIR, DEFAULT_SQLITE_SYNCHRONOUS, type Options, OptionsConfig } from "./PipelineOptions.ts"
 
 export { MissingRedisPackage } from "./internal/SharedStores.ts"
@@ -132,23 +138,15 @@ export const layer = (options: Options = {}): Layer.Layer<Services, StartupError
     filename: join(dataDir, Database.SQLITE_FILE),
     synchronous: options.sqliteSynchronous ?? DEFAULT_SQLITE_SYNCHRONOUS
   })
+  const onWriterThread = onWriterThreadOf(sqliteWriter)
   const lease = options.limitsReservationLeaseSeconds
   const counters: CountersLayer = lease === undefined
-    ? usageCounters(options, sqliteWriter)
-    : usageCounters(options, sqliteWriter).pipe(
+    ? usageCounters(options, onWriterThread)
+    : usageCounters(options, onWriterThread).pipe(
       Layer.provide(Layer.succeed(UsageCounters.ReservationLease, Duration.seconds(lease)))
     )
   // one set, built once, for the stages and the route that lists circuits
   const stores = cacheAndCircuits(options)
-  const onWriterThread = <A, B>(
-    threaded: Layer.Layer<A, never, B | SqliteWriter.SqliteWriter>,
-    onClient: Layer.Layer<A, never, B>
-  ): Layer.Layer<A, never, B | Database.Dialect> =>
-    Layer.unwrap(
-      Database.Dialect.useSync((dialect) =>
-        dialect.name === "sqlite" ? Layer.provide(threaded, sqliteWriter) : onClient
-      )
-    )
   // one writer, built once: the HTTP edge and the in-process calls record into its one buffer
   const requestLog = RequestLog.RequestLog.layer(options.requestLog).pipe(
     Layer.provideMerge(

@@ -55,20 +55,29 @@ export type CountersLayer = Layer.Layer<
   Database.Dialect | SqlClient.SqlClient
 >
 
+/** A store whose writes go through the SQLite writer thread on SQLite, or `onClient` elsewhere. */
+export type OnWriterThread = <A, B>(
+  threaded: Layer.Layer<A, never, B | SqliteWriter.SqliteWriter>,
+  onClient: Layer.Layer<A, never, B>
+) => Layer.Layer<A, never, B | Database.Dialect>
+
+/** {@link OnWriterThread} with `sqliteWriter` (one layer, so one thread however many stores use it). */
+export const onWriterThreadOf =
+  (sqliteWriter: Layer.Layer<SqliteWriter.SqliteWriter>): OnWriterThread => (threaded, onClient) =>
+    Layer.unwrap(
+      Database.Dialect.useSync((dialect) =>
+        dialect.name === "sqlite" ? Layer.provide(threaded, sqliteWriter) : onClient
+      )
+    )
+
 export const usageCounters = (
   options: { readonly redisUrl?: Redacted.Redacted<string> | undefined },
-  sqliteWriter: Layer.Layer<SqliteWriter.SqliteWriter>
+  onWriterThread: OnWriterThread
 ): CountersLayer => {
   const url = options.redisUrl
   if (url === undefined) {
     return Layer.merge(
-      Layer.unwrap(
-        Database.Dialect.useSync((dialect) =>
-          dialect.name === "sqlite"
-            ? Layer.provide(UsageCounters.UsageCounters.layerLocalSqliteWriter, sqliteWriter)
-            : UsageCounters.UsageCounters.layerSql
-        )
-      ),
+      onWriterThread(UsageCounters.UsageCounters.layerLocalSqliteWriter, UsageCounters.UsageCounters.layerSql),
       LocalWindows.layer
     )
   }

@@ -34,7 +34,7 @@ export type WriteCounters = (
 ) => Effect.Effect<void, { readonly message: string }>
 
 /** On the gateway's own connection. */
-export const writeOnClient = (sql: SqlClient.SqlClient): WriteCounters => (batch) =>
+const writeOnClient = (sql: SqlClient.SqlClient): WriteCounters => (batch) =>
   sql.withTransaction(
     Effect.forEach(
       batch,
