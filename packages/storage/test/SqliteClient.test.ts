@@ -1,10 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqliteClient } from "@switchyard/storage"
+import { WriteLock } from "@switchyard/storage/testing"
 import { Context, Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 
 const inMemory = <A, E>(self: Effect.Effect<A, E, SqlClient.SqlClient>) =>
   Effect.provide(self, SqliteClient.layer({ filename: ":memory:" }))
@@ -255,7 +258,51 @@ describe("SqliteClient", () => {
       }))
     ))
 
-  it.effect("opens a file in WAL mode with foreign keys and a busy timeout, and closes it with the scope", () =>
+  it.effect("waits for another connection's write lock between tries, so the event loop runs meanwhile", () =>
+    withTempDir((dir) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* createNotes
+        const write = yield* WriteLock.underWriteLock(sql`INSERT INTO notes ${sql.insert({ id: "a", body: "one" })}`)
+        const transaction = yield* WriteLock.underWriteLock(
+          sql`INSERT INTO notes ${sql.insert({ id: "b", body: "two" })}`.pipe(sql.withTransaction)
+        )
+        assert.deepStrictEqual(
+          [write.eventLoopRan, write.waited, transaction.eventLoopRan, transaction.waited],
+          [true, true, true, true]
+        )
+        assert.strictEqual(yield* countNotes, 2)
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: join(dir, "locked.db") })))
+    ))
+
+  it.effect("gives up on a write lock held past the busy timeout with LockTimeoutError, and writes once it is free", () =>
+    withTempDir((dir) =>
+      Effect.scoped(Effect.gen(function*() {
+        const filename = join(dir, "held.db")
+        const sql = yield* Effect.map(
+          Layer.build(SqliteClient.layer({ filename, busyTimeout: "300 millis" })),
+          (context) => Context.get(context, SqlClient.SqlClient)
+        )
+        yield* sql`CREATE TABLE t (a INTEGER)`
+        const holder = new DatabaseSync(filename)
+        yield* Effect.addFinalizer(() => Effect.sync(() => holder.close()))
+        holder.exec("BEGIN IMMEDIATE")
+        // the other connection holds the lock in real time, so the wait is measured in real time too
+        const started = Date.now()
+        const insert = yield* Effect.forkChild(Effect.flip(sql`INSERT INTO t (a) VALUES (${1})`))
+        yield* TestClock.withLive(Effect.sleep("100 millis"))
+        assert.isBelow(Date.now() - started, 290, "the event loop ran while the insert waited")
+        assert.isUndefined(insert.pollUnsafe(), "still waiting before the timeout")
+        const error = yield* Fiber.join(insert)
+        assert.strictEqual(error.reason._tag, "LockTimeoutError")
+        assert.isAtLeast(Date.now() - started, 300)
+        holder.exec("COMMIT")
+        yield* sql`INSERT INTO t (a) VALUES (${2})`
+        assert.deepStrictEqual(yield* sql`SELECT a FROM t`, [{ a: 2 }])
+      }))
+    ))
+
+  it.effect("opens a file in WAL mode with foreign keys and SQLite's busy handler off, and closes it with the scope", () =>
     withTempDir((dir) =>
       Effect.gen(function*() {
         const filename = join(dir, "test.db")
@@ -273,7 +320,8 @@ describe("SqliteClient", () => {
         assert.deepStrictEqual(seen, {
           journal: [{ journal_mode: "wal" }],
           foreignKeys: [{ foreign_keys: 1 }],
-          busy: [{ timeout: 2000 }],
+          // the client waits for the lock between tries itself (above)
+          busy: [{ timeout: 0 }],
           walWhileOpen: true
         })
         // SQLite checkpoints and removes the WAL file when the last connection closes

@@ -2,8 +2,13 @@
  * One node:sqlite database as an effect/sql `Connection`. node:sqlite is synchronous: each
  * statement runs to completion inside one `Effect.try`, so callers serialise access (the client
  * holds a semaphore) and keep statements short.
+ *
+ * A statement that finds the file's write lock taken (by the writer thread committing a batch, or
+ * another process) waits for it between tries, as a fiber sleeps, rather than in SQLite's busy
+ * handler: that one sleeps inside the statement, on the event loop, and every request stood still
+ * until the lock was free.
  */
-import { Effect, type Scope, Stream } from "effect"
+import { Clock, Duration, Effect, Schedule, type Scope, Stream } from "effect"
 import { SqlClient, type SqlConnection, type SqlError } from "effect/sql"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
 import { type Row, toPlainRows, toSqlError, toSqliteValues } from "./sqliteValues.ts"
@@ -38,7 +43,8 @@ const openDatabase = (options: OpenOptions): DatabaseSync => {
       db.exec("PRAGMA synchronous = NORMAL")
     }
     db.exec("PRAGMA foreign_keys = ON")
-    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMillis))}`)
+    // SQLite's own handler would wait on the event loop: the connection waits between tries instead
+    db.exec("PRAGMA busy_timeout = 0")
     return db
   } catch (cause) {
     db.close()
@@ -77,11 +83,33 @@ export const open = (options: OpenOptions): Effect.Effect<SqliteConnection, SqlE
           if (db.isOpen) db.close()
         })
     ),
-    (db) => fromDatabase(db, options.statementCacheSize)
+    (db) => fromDatabase(db, options)
   )
 
-const fromDatabase = (db: DatabaseSync, statementCacheSize: number): SqliteConnection => {
-  const cached = makeStatementCache(db, statementCacheSize)
+/**
+ * The tries of a statement that found the write lock taken: 1, 2, 4 … ms apart, at most 100 ms,
+ * for as long as the busy timeout (SQLite's own handler backs off alike).
+ */
+const busyTries = (timeoutMillis: number) =>
+  Schedule.min([Schedule.exponential("1 millis"), Schedule.spaced("100 millis")]).pipe(
+    Schedule.upTo({ duration: Duration.millis(timeoutMillis) })
+  )
+
+/** Another connection holds the lock in real time, which a test clock would never move past. */
+const wallClock = Clock.Clock.defaultValue()
+
+const isCommit = (sql: string) => /^\s*(COMMIT|END)\b/i.test(sql)
+
+const fromDatabase = (db: DatabaseSync, options: OpenOptions): SqliteConnection => {
+  const cached = makeStatementCache(db, options.statementCacheSize)
+  const tries = options.busyTimeoutMillis > 0 ? busyTries(options.busyTimeoutMillis) : undefined
+  /**
+   * SQLite undoes a statement that fails busy, so it may be tried again outside a transaction
+   * (BEGIN included), and as a COMMIT; inside one the transaction must be rolled back instead
+   * (under `BEGIN IMMEDIATE`, which holds the lock from the start, that does not happen).
+   */
+  const mayRetry = (sql: string) => (error: SqlError.SqlError) =>
+    error.reason._tag === "LockTimeoutError" && (!db.isTransaction || isCommit(sql))
 
   /** Prepares (or takes from the cache) and binds one statement, then runs `f` on it synchronously. */
   const attempt = <A>(
@@ -89,8 +117,8 @@ const fromDatabase = (db: DatabaseSync, statementCacheSize: number): SqliteConne
     params: ReadonlyArray<unknown>,
     cache: boolean,
     f: (statement: StatementSync, bound: ReadonlyArray<SQLInputValue>) => A
-  ): Effect.Effect<A, SqlError.SqlError> =>
-    Effect.withFiber((fiber) => {
+  ): Effect.Effect<A, SqlError.SqlError> => {
+    const once = Effect.withFiber((fiber) => {
       // SqlClient.SafeIntegers asks for integers as bigint
       const readBigInts = fiber.getRef(SqlClient.SafeIntegers)
       return Effect.try({
@@ -102,6 +130,16 @@ const fromDatabase = (db: DatabaseSync, statementCacheSize: number): SqliteConne
         catch: (cause) => toSqlError(cause, "execute")
       })
     })
+    if (tries === undefined) return once
+    // the schedule is only set up once the lock was found taken: a free one costs nothing more
+    const retriable = mayRetry(sql)
+    return Effect.catchIf(
+      once,
+      retriable,
+      () =>
+        Effect.retry(once, { schedule: tries, while: retriable }).pipe(Effect.provideService(Clock.Clock, wallClock))
+    )
+  }
 
   const rows = (sql: string, params: ReadonlyArray<unknown>, cache: boolean) =>
     attempt(sql, params, cache, (statement, bound): ReadonlyArray<Row> => {
