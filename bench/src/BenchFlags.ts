@@ -1,5 +1,8 @@
 import { parseArgs } from "node:util"
 
+export const loadGenerators = ["autocannon", "wrk"] as const
+export type LoadGenerator = (typeof loadGenerators)[number]
+
 export interface BenchFlags {
   readonly durationSeconds: number
   readonly warmupSeconds: number
@@ -22,6 +25,8 @@ export interface BenchFlags {
   readonly observabilityOff: boolean
   /** Rounds of every target in turn; each target is reported by its median round. */
   readonly rounds: number
+  /** What sends the load: autocannon in the bench's process, or wrk (Debian's `wrk`) beside it. */
+  readonly loadGenerator: LoadGenerator
   readonly help: boolean
 }
 
@@ -32,6 +37,8 @@ export const usage = `node bench/src/main.ts [flags]
   --quick                   3 s runs with 1 s warm-up
   --connections <list>      concurrent connections, comma-separated (default 50,1)
   --rounds <n>              run every target n times in turn and report each by its median run (default 1)
+  --load-generator <name>   autocannon (default, in the bench's process) or wrk (Debian's wrk, a C
+                            program: less of the two CPUs taken from the servers measured)
   --stream-chunk-delay <ms> gap between the fake's chunks in the streaming check (default 100)
   --cache                   also measure the gateway answering from its cache
   --messages                also measure POST /v1/messages (Anthropic format in, translated to the OpenAI-format fake)
@@ -57,6 +64,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
       quick: { type: "boolean", default: false },
       connections: { type: "string", default: "50,1" },
       rounds: { type: "string", default: "1" },
+      "load-generator": { type: "string", default: "autocannon" },
       "stream-chunk-delay": { type: "string", default: "100" },
       portkey: { type: "boolean", default: false },
       fallback: { type: "boolean", default: false },
@@ -76,6 +84,7 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     warmupSeconds: nonNegative("--warmup", values.warmup ?? (values.quick ? "1" : "2")),
     connections: values.connections.split(",").map((count) => positive("--connections", count)),
     rounds: positive("--rounds", values.rounds),
+    loadGenerator: oneOf("--load-generator", loadGenerators, values["load-generator"]),
     streamChunkDelayMs: nonNegative("--stream-chunk-delay", values["stream-chunk-delay"]),
     portkey: values.portkey,
     portkeyNode: values["portkey-node"],
@@ -89,6 +98,12 @@ export const parseBenchFlags = (args: ReadonlyArray<string>): BenchFlags => {
     observabilityOff: values["observability-off"],
     help: values.help
   }
+}
+
+const oneOf = <const A extends string>(flag: string, choices: ReadonlyArray<A>, text: string): A => {
+  const choice = choices.find((name) => name === text)
+  if (choice === undefined) throw new Error(`${flag} takes one of ${choices.join(", ")}, got "${text}"`)
+  return choice
 }
 
 const nonNegative = (flag: string, text: string): number => {

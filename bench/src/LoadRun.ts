@@ -19,7 +19,10 @@ export interface LoadResult {
   readonly durationSeconds: number
   readonly requestsPerSecond: number
   readonly responses: number
-  /** Percentiles of 2xx response times, measured to the microsecond (autocannon's own are whole ms). */
+  /**
+   * Response times to the microsecond: of 2xx answers from autocannon (whose own percentiles are
+   * whole ms), of every answer from wrk (its histogram).
+   */
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly mean: number }
   readonly errors: number
   readonly timeouts: number
@@ -30,53 +33,51 @@ export interface LoadResult {
   readonly cpuMicrosPerRequest: number | null
 }
 
+/** What one run of a load generator measured. */
+export type Driven = Omit<LoadResult, "target" | "connections" | "peakRssMib" | "cpuMicrosPerRequest">
+
+/** One run of a load generator: `body` POSTed to `target` over `connections` for `seconds`. */
+export type Drive = (target: Target, body: string, connections: number, seconds: number) => Promise<Driven>
+
 export interface LoadPlan {
   readonly body: string
   readonly connections: number
   readonly durationSeconds: number
   readonly warmupSeconds: number
+  /** The load generator: {@link driveAutocannon} unless told otherwise. */
+  readonly drive?: Drive
 }
 
 /** A warm-up run (discarded), then the measured run, both bounded by their durations. */
 export const runLoad = async (target: Target, plan: LoadPlan): Promise<LoadResult> => {
-  if (plan.warmupSeconds > 0) await drive(target, plan, plan.warmupSeconds, [])
+  const drive = plan.drive ?? driveAutocannon
+  if (plan.warmupSeconds > 0) await drive(target, plan.body, plan.connections, plan.warmupSeconds)
   const rss = target.pid === null ? null : sampleRss(target.pid)
   const cpuBefore = target.pid === null ? null : cpuTimeMs(target.pid)
-  const times: Array<number> = []
-  const result = await drive(target, plan, plan.durationSeconds, times)
+  const result = await drive(target, plan.body, plan.connections, plan.durationSeconds)
   const cpuAfter = target.pid === null ? null : cpuTimeMs(target.pid)
   const peakRssMib = rss?.stop() ?? null
-  const responses = result["2xx"] + result.non2xx
-  const sorted = Float64Array.from(times).sort()
   return {
     target: target.name,
     connections: plan.connections,
-    durationSeconds: result.duration,
-    requestsPerSecond: result.requests.average,
-    responses,
-    latencyMs: {
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99),
-      mean: times.length === 0 ? Number.NaN : times.reduce((sum, time) => sum + time, 0) / times.length
-    },
-    errors: result.errors,
-    timeouts: result.timeouts,
-    non2xx: result.non2xx,
+    ...result,
     peakRssMib,
-    cpuMicrosPerRequest: cpuBefore === null || cpuAfter === null || responses === 0
+    cpuMicrosPerRequest: cpuBefore === null || cpuAfter === null || result.responses === 0
       ? null
-      : ((cpuAfter - cpuBefore) * 1000) / responses
+      : ((cpuAfter - cpuBefore) * 1000) / result.responses
   }
 }
 
-const drive = (target: Target, plan: LoadPlan, seconds: number, times: Array<number>) =>
-  new Promise<autocannon.Result>((resolve, reject) => {
+/** autocannon, in this process; latencies of 2xx answers only, timed to the microsecond. */
+export const driveAutocannon: Drive = async (target, body, connections, seconds) => {
+  const times: Array<number> = []
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url: target.url,
       method: "POST",
       headers: { ...target.headers },
-      body: plan.body,
-      connections: plan.connections,
+      body,
+      connections,
       pipelining: 1,
       duration: seconds,
       timeout: 10
@@ -85,6 +86,21 @@ const drive = (target: Target, plan: LoadPlan, seconds: number, times: Array<num
       if (statusCode >= 200 && statusCode < 300) times.push(responseTime)
     })
   })
+  const sorted = Float64Array.from(times).sort()
+  return {
+    durationSeconds: result.duration,
+    requestsPerSecond: result.requests.average,
+    responses: result["2xx"] + result.non2xx,
+    latencyMs: {
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      mean: times.length === 0 ? Number.NaN : times.reduce((sum, time) => sum + time, 0) / times.length
+    },
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx
+  }
+}
 
 /** Nearest-rank percentile of an ascending array. */
 const percentile = (sorted: Float64Array, fraction: number): number =>

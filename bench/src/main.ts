@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { parseBenchFlags, usage } from "./BenchFlags.ts"
 import { chatRequest } from "./ChatRequestBody.ts"
 import { ChildProcessGroup } from "./ChildProcessGroup.ts"
-import { type LoadResult, medianRun, runLoad, type Target } from "./LoadRun.ts"
+import { driveAutocannon, type LoadResult, medianRun, runLoad, type Target } from "./LoadRun.ts"
 import { startOtlpSink } from "./OtlpSink.ts"
 import { installPortkey, startPortkey } from "./PortkeyGateway.ts"
 import {
@@ -37,12 +37,19 @@ import {
   gatewayTarget,
   portkeyTarget
 } from "./Targets.ts"
+import { driveWrk, wrkInstalled } from "./WrkRun.ts"
 
 const flags = parseBenchFlags(process.argv.slice(2))
 if (flags.help) {
   console.log(usage)
   process.exit(0)
 }
+
+if (flags.loadGenerator === "wrk" && !(await wrkInstalled())) {
+  console.error("--load-generator wrk: wrk is not on the PATH (Debian: apt-get install wrk)")
+  process.exit(1)
+}
+const drive = flags.loadGenerator === "wrk" ? driveWrk : driveAutocannon
 
 const baseline = "bare node proxy"
 const group = new ChildProcessGroup()
@@ -179,7 +186,8 @@ try {
             body: contender.load.request === undefined ? body : JSON.stringify(contender.load.request),
             connections,
             durationSeconds: flags.durationSeconds,
-            warmupSeconds: flags.warmupSeconds
+            warmupSeconds: flags.warmupSeconds,
+            drive
           })
         )
       }
@@ -203,7 +211,8 @@ try {
   }
 
   console.log(
-    `\nLoad (${flags.durationSeconds}s per run after ${flags.warmupSeconds}s warm-up, ${availableParallelism()} CPUs` +
+    `\nLoad (${flags.loadGenerator}, ${flags.durationSeconds}s per run after ${flags.warmupSeconds}s warm-up, ` +
+      `${availableParallelism()} CPUs` +
       (flags.rounds > 1 ? `; each target's median of ${flags.rounds} rounds by req/s)\n` : ")\n")
   )
   console.log(loadTable(load))
