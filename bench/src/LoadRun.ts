@@ -31,10 +31,17 @@ export interface LoadResult {
   readonly peakRssMib: number | null
   /** CPU time (user + system) the target process used per response during this run, in µs. */
   readonly cpuMicrosPerRequest: number | null
+  /**
+   * CPU time the load generator used per response during this run, in µs: on a machine of two
+   * CPUs, what it took from the servers measured.
+   */
+  readonly generatorCpuMicrosPerRequest: number | null
 }
 
-/** What one run of a load generator measured. */
-export type Driven = Omit<LoadResult, "target" | "connections" | "peakRssMib" | "cpuMicrosPerRequest">
+/** What one run of a load generator measured; `generatorCpuMs`, the CPU it used itself (null: unknown). */
+export type Driven =
+  & Omit<LoadResult, "target" | "connections" | "peakRssMib" | "cpuMicrosPerRequest" | "generatorCpuMicrosPerRequest">
+  & { readonly generatorCpuMs: number | null }
 
 /** One run of a load generator: `body` POSTed to `target` over `connections` for `seconds`. */
 export type Drive = (target: Target, body: string, connections: number, seconds: number) => Promise<Driven>
@@ -54,23 +61,28 @@ export const runLoad = async (target: Target, plan: LoadPlan): Promise<LoadResul
   if (plan.warmupSeconds > 0) await drive(target, plan.body, plan.connections, plan.warmupSeconds)
   const rss = target.pid === null ? null : sampleRss(target.pid)
   const cpuBefore = target.pid === null ? null : cpuTimeMs(target.pid)
-  const result = await drive(target, plan.body, plan.connections, plan.durationSeconds)
+  const { generatorCpuMs, ...result } = await drive(target, plan.body, plan.connections, plan.durationSeconds)
   const cpuAfter = target.pid === null ? null : cpuTimeMs(target.pid)
   const peakRssMib = rss?.stop() ?? null
+  const perResponse = (ms: number | null) =>
+    ms === null || result.responses === 0 ? null : (ms * 1000) / result.responses
   return {
     target: target.name,
     connections: plan.connections,
     ...result,
     peakRssMib,
-    cpuMicrosPerRequest: cpuBefore === null || cpuAfter === null || result.responses === 0
-      ? null
-      : ((cpuAfter - cpuBefore) * 1000) / result.responses
+    cpuMicrosPerRequest: perResponse(cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore),
+    generatorCpuMicrosPerRequest: perResponse(generatorCpuMs)
   }
 }
 
-/** autocannon, in this process; latencies of 2xx answers only, timed to the microsecond. */
+/**
+ * autocannon, in this process; latencies of 2xx answers only, timed to the microsecond. Its CPU is
+ * this process's over the run (the OTLP sink of `--otlp`, when it is measured, is counted in it).
+ */
 export const driveAutocannon: Drive = async (target, body, connections, seconds) => {
   const times: Array<number> = []
+  const cpuBefore = process.cpuUsage()
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url: target.url,
@@ -86,8 +98,10 @@ export const driveAutocannon: Drive = async (target, body, connections, seconds)
       if (statusCode >= 200 && statusCode < 300) times.push(responseTime)
     })
   })
+  const cpu = process.cpuUsage(cpuBefore)
   const sorted = Float64Array.from(times).sort()
   return {
+    generatorCpuMs: (cpu.user + cpu.system) / 1000,
     durationSeconds: result.duration,
     requestsPerSecond: result.requests.average,
     responses: result["2xx"] + result.non2xx,

@@ -77,7 +77,18 @@ const fixed = (value: number | null, digits: number) =>
 
 export const loadTable = (results: ReadonlyArray<LoadResult>): string =>
   table(
-    ["target", "conns", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "peak RSS MiB", "CPU µs/req"],
+    [
+      "target",
+      "conns",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "errors",
+      "non-2xx",
+      "peak RSS MiB",
+      "CPU µs/req",
+      "load gen µs/req"
+    ],
     results.map((result) => [
       result.target,
       String(result.connections),
@@ -87,7 +98,8 @@ export const loadTable = (results: ReadonlyArray<LoadResult>): string =>
       String(result.errors),
       String(result.non2xx),
       fixed(result.peakRssMib, 1),
-      fixed(result.cpuMicrosPerRequest, 0)
+      fixed(result.cpuMicrosPerRequest, 0),
+      fixed(result.generatorCpuMicrosPerRequest, 0)
     ])
   )
 

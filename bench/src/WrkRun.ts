@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import type { Drive } from "./LoadRun.ts"
+import { endedChildrenCpuTimeMs } from "./ProcessCpu.ts"
 
 const run = promisify(execFile)
 
@@ -84,15 +85,19 @@ export const driveWrk: Drive = async (target, body, connections, seconds) => {
   try {
     const script = join(dir, "request.lua")
     writeFileSync(script, wrkScript(target.headers, body))
+    const cpuBefore = endedChildrenCpuTimeMs()
     const { stdout } = await run(
       "wrk",
       ["--threads", "1", "--connections", String(connections), "--duration", `${seconds}s`, "--timeout", "10s"]
         .concat(["--script", script, target.url]),
       { maxBuffer: 1024 * 1024 }
     )
+    const cpuAfter = endedChildrenCpuTimeMs()
     const summary = parseWrkSummary(stdout)
     const durationSeconds = summary.durationMicros / 1e6
     return {
+      // the children this process waited for meanwhile: wrk alone (the servers are still running)
+      generatorCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
       durationSeconds,
       requestsPerSecond: summary.requests / durationSeconds,
       responses: summary.requests,

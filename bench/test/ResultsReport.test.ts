@@ -13,7 +13,8 @@ const run = (target: string, requestsPerSecond: number, p50: number): LoadResult
   timeouts: 0,
   non2xx: 0,
   peakRssMib: 200,
-  cpuMicrosPerRequest: 150
+  cpuMicrosPerRequest: 150,
+  generatorCpuMicrosPerRequest: 40
 })
 
 it("compares each round's runs with each other, beside the ratio of the two reported runs", () => {
