@@ -26,8 +26,8 @@ export const wrkInstalled = async (): Promise<boolean> => {
 
 /**
  * `text` as a Lua string literal, byte for byte: printable ASCII as it is, every other byte of its
- * UTF-8 (and `"`, `\`) as a three-digit decimal escape, which LuaJIT's Lua 5.1 reads back exactly (a long
- * string would turn a carriage return into a newline).
+ * UTF-8 (and `"`, `\`) as a three-digit decimal escape, which LuaJIT's Lua 5.1 reads back exactly
+ * (a long string would turn a carriage return into a newline).
  */
 export const luaString = (text: string): string => {
   let literal = ""
