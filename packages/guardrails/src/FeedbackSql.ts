@@ -99,9 +99,10 @@ const INSERT_ROW =
 
 /**
  * {@link layerSql} with each record inserted by the SQLite writer thread (`@switchyard/storage`'s
- * `SqliteWriter`, on the same database file): on the gateway's connection, node:sqlite runs on the
- * event loop, and an insert made while the thread holds the write lock (a request log batch) waits
- * for it there, holding up every request; a hook's feedback is one on every request it judges.
+ * `SqliteWriter`, on the same database file), in turn with the request log's batches: an insert
+ * never waits for the write lock the thread holds (on the gateway's connection it would wait between
+ * tries, holding that connection), and runs off the event loop; a hook's feedback is one on every
+ * request it judges.
  */
 export const layerSqliteWriter: Layer.Layer<FeedbackStore, never, SqlClient.SqlClient | SqliteWriter.SqliteWriter> =
   Layer.effect(

@@ -3,8 +3,9 @@
  * event loop a request log record cost about 40 µs of CPU (22 bound values and four indexes a
  * row), and a stored Responses answer's transaction about 200 µs, during which no other request
  * moved. The thread has its own connection to the same file (WAL lets the gateway's connection
- * read beside it, and `busy_timeout` lets the two writers take turns), so the event loop only
- * hands it rows, and a write's caller waits for its commit without blocking anyone.
+ * read beside it; the thread's `busy_timeout` and the client's tries let the two writers take
+ * turns), so the event loop only hands it rows, and a write's caller waits for its commit without
+ * blocking anyone.
  *
  * A write is committed when its effect succeeds: the gateway's own connection reads it from then
  * on. Use it for writes that read nothing back on the way (inserts, deletes by a condition); a

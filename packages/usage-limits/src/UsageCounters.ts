@@ -147,9 +147,9 @@ export class UsageCounters extends Context.Service<UsageCounters, {
 
   /**
    * {@link layerLocal} with its batches written by the SQLite writer thread
-   * (`@switchyard/storage`'s `SqliteWriter`, on the same database file): on the gateway's own
-   * connection, a batch written while the thread holds the write lock waits for it on the event
-   * loop, and every request with it. The embedded gateway's choice.
+   * (`@switchyard/storage`'s `SqliteWriter`, on the same database file), in turn with the request
+   * log's batches: it never waits for the write lock the thread holds, and runs off the event loop.
+   * The embedded gateway's choice.
    */
   static readonly layerLocalSqliteWriter: Layer.Layer<
     UsageCounters,

@@ -52,9 +52,9 @@ const UPSERT_ROW = `INSERT INTO usage_counters (counter_key, policy_id, value_ke
   ON CONFLICT (counter_key) DO UPDATE SET usage = excluded.usage, alerted = excluded.alerted`
 
 /**
- * Through the SQLite writer thread: on the gateway's connection, node:sqlite runs on the event loop,
- * and a write waits there, blocking every request, while the thread holds the database's write
- * lock (a request log batch, a large stored response).
+ * Through the SQLite writer thread: it writes the batch in turn with the request log's, so the batch
+ * never waits for the database's write lock (on the gateway's connection it would wait between
+ * tries, holding that connection), and the statement runs off the event loop.
  */
 export const writeOnThread = (writer: SqliteWriter.SqliteWriter["Service"]): WriteCounters => (batch) => {
   const values: Array<SqliteWriter.Value> = []
