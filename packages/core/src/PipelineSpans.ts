@@ -14,7 +14,6 @@
 import { Tracing } from "@switchyard/observability"
 import { Cause, Clock, Context, Effect, Exit, type Fiber, Option, Tracer } from "effect"
 import * as Dispatch from "./Dispatch.ts"
-import type { Middleware } from "./Dispatch.ts"
 import { operationNames } from "./Endpoint.ts"
 import { UpstreamStatus } from "./GatewayError.ts"
 import type { Phase } from "./Stage.ts"
@@ -52,7 +51,7 @@ const handingOn = (next: Dispatch.Dispatch): Dispatch.Dispatch => (request) =>
  * A stage's middleware with its span, when the phase is a checking one and the leaf has the
  * stage at all (a stage that hands `next` back unchanged has nothing to show).
  */
-export const stage = (phase: Phase, path: string, middleware: Middleware): Middleware => {
+export const stage = (phase: Phase, path: string, middleware: Dispatch.Middleware): Dispatch.Middleware => {
   const name = stageSpanNames[phase]
   if (name === undefined) return middleware
   return (next) => {

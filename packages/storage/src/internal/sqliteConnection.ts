@@ -100,6 +100,8 @@ const wallClock = Clock.Clock.defaultValue()
 
 const isCommit = (sql: string) => /^\s*(COMMIT|END)\b/i.test(sql)
 
+const isBusy = (error: SqlError.SqlError) => error.reason._tag === "LockTimeoutError"
+
 const fromDatabase = (db: DatabaseSync, options: OpenOptions): SqliteConnection => {
   const cached = makeStatementCache(db, options.statementCacheSize)
   const tries = options.busyTimeoutMillis > 0 ? busyTries(options.busyTimeoutMillis) : undefined
@@ -108,8 +110,7 @@ const fromDatabase = (db: DatabaseSync, options: OpenOptions): SqliteConnection 
    * (BEGIN included), and as a COMMIT; inside one the transaction must be rolled back instead
    * (under `BEGIN IMMEDIATE`, which holds the lock from the start, that does not happen).
    */
-  const mayRetry = (sql: string) => (error: SqlError.SqlError) =>
-    error.reason._tag === "LockTimeoutError" && (!db.isTransaction || isCommit(sql))
+  const mayRetry = (sql: string, error: SqlError.SqlError) => isBusy(error) && (!db.isTransaction || isCommit(sql))
 
   /** Prepares (or takes from the cache) and binds one statement, then runs `f` on it synchronously. */
   const attempt = <A>(
@@ -131,14 +132,13 @@ const fromDatabase = (db: DatabaseSync, options: OpenOptions): SqliteConnection 
       })
     })
     if (tries === undefined) return once
-    // the schedule is only set up once the lock was found taken: a free one costs nothing more
-    const retriable = mayRetry(sql)
-    return Effect.catchIf(
-      once,
-      retriable,
-      () =>
-        Effect.retry(once, { schedule: tries, while: retriable }).pipe(Effect.provideService(Clock.Clock, wallClock))
-    )
+    // the schedule is only set up once the lock was found taken
+    return Effect.catchIf(once, isBusy, (error) =>
+      mayRetry(sql, error)
+        ? Effect.retry(once, { schedule: tries, while: (again) => mayRetry(sql, again) }).pipe(
+          Effect.provideService(Clock.Clock, wallClock)
+        )
+        : Effect.fail(error))
   }
 
   const rows = (sql: string, params: ReadonlyArray<unknown>, cache: boolean) =>
