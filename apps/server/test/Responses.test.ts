@@ -185,6 +185,41 @@ describe("POST /v1/responses translated to a chat provider", () => {
     await expect(client().responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 })
   })
 
+  it("a conversation survives the delete of a response in its middle: the next turn still sends all of it", async () => {
+    const turn = async (text: string, previous?: string) => {
+      fake.enqueue(Behaviour.json(200, {
+        id: `chatcmpl-${text}`,
+        object: "chat.completion",
+        created: 1_760_000_000,
+        model: "gpt-4o-mini",
+        choices: [{ index: 0, message: { role: "assistant", content: `answer to ${text}` }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }
+      }))
+      return client().responses.create({
+        model: "gpt-4o-mini",
+        input: text,
+        ...(previous === undefined ? {} : { previous_response_id: previous })
+      })
+    }
+    const first = await turn("one")
+    const second = await turn("two", first.id)
+    const third = await turn("three", second.id)
+    await client().responses.delete(second.id)
+    await expect(turn("four", second.id)).rejects.toMatchObject({ status: 400 })
+    await turn("four", third.id)
+    const messages = lastChatRequest()["messages"] as Array<{ readonly role: string; readonly content: unknown }>
+    const sent = messages.map((message) => `${message.role}: ${String(message.content)}`)
+    expect(sent).toEqual([
+      "user: one",
+      "assistant: answer to one",
+      "user: two",
+      "assistant: answer to two",
+      "user: three",
+      "assistant: answer to three",
+      "user: four"
+    ])
+  })
+
   it("answers 400 naming the field for bad input, an unknown previous_response_id and a built-in tool", async () => {
     const post = (body: unknown) =>
       fetch(`${gateway.baseUrl}/v1/responses`, {

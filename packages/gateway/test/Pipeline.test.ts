@@ -7,7 +7,7 @@ import { Gateway, Principal, RequestContext } from "@switchyard/core"
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { Pipeline } from "@switchyard/gateway"
 import { ResponseObject, ResponsesRequest, ResponseStore } from "@switchyard/responses-format"
-import { ConfigProvider, Duration, Effect, Redacted, Result } from "effect"
+import { Clock, ConfigProvider, Duration, Effect, Redacted, Result, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
@@ -82,14 +82,29 @@ describe("Pipeline.layer", () => {
       const store = yield* ResponseStore.ResponseStore
       const request = Result.getOrThrow(ResponsesRequest.decode({ model: "m", input: "hi" }))
       const save = (id: string, createdAt: number) =>
-        store.save("default", { ...ResponseObject.skeleton(request, id, createdAt, "m"), output: [] }, [])
+        store.save("default", { ...ResponseObject.skeleton(request, id, createdAt, "m"), output: [] }, {
+          previousResponseId: null,
+          items: [],
+          inputOffset: 0
+        })
       // the test clock starts at 0: one response created two days before, one now
       yield* save("resp_old", -2 * 86_400)
       yield* save("resp_new", 0)
       // the next hourly sweep deletes the one past its day (an hour, not days: the clock runs every
       // background fiber of the pipeline on the way, the batch queue's poll each second among them)
       yield* TestClock.adjust(Duration.hours(1))
-      assert.strictEqual((yield* Effect.flip(store.get("default", "resp_old")))._tag, "NotFound")
+      // the sweep's reads and its delete (on the writer thread) run in real time, so the test waits
+      // for them on the wall clock, as long as a second, rather than on the test clock
+      const isKept = store.get("default", "resp_old").pipe(
+        Effect.as(true),
+        Effect.catchTag("NotFound", () => Effect.succeed(false))
+      )
+      const stillKept = yield* isKept.pipe(
+        Effect.repeat({ until: (kept) => !kept, schedule: Schedule.spaced(Duration.millis(5)) }),
+        Effect.timeoutOrElse({ duration: Duration.seconds(1), orElse: () => Effect.succeed(true) }),
+        Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())
+      )
+      assert.isFalse(stillKept)
       assert.strictEqual((yield* store.get("default", "resp_new")).response.id, "resp_new")
     }).pipe(Effect.provide(Pipeline.layer({ ...pipelineOptions(), responses: { retentionDays: 1 } }))))
 

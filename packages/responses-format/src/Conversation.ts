@@ -19,6 +19,8 @@ export interface Expanded {
   readonly items: ReadonlyArray<ChatRequest.Item>
   /** Where the request's own input starts in `items`. */
   readonly inputOffset: number
+  /** The stored response it continues (`previous_response_id`); null when none. */
+  readonly previousResponseId: string | null
 }
 
 type Failure = GatewayError.InvalidRequest | GatewayError.InternalError
@@ -42,7 +44,7 @@ export const expand = (
 ): Effect.Effect<Expanded, Failure> =>
   Effect.gen(function*() {
     const previousId = request.previous_response_id ?? null
-    const history: Array<ChatRequest.Item> = []
+    let history: Array<ChatRequest.Item> = []
     if (previousId !== null) {
       const previous = yield* store.get(workspaceId, previousId).pipe(
         Effect.catchTag("NotFound", () =>
@@ -53,7 +55,8 @@ export const expand = (
             })
           ))
       )
-      history.push(...storedItems(previous.input), ...storedItems(previous.response.output))
+      // not spread as a call's arguments: a long conversation's items could pass the stack's limit
+      history = storedItems([...previous.input, ...previous.response.output])
     }
     const own: Array<ChatRequest.Item> = []
     for (const [index, item] of ChatRequest.inputItems(request).entries()) {
@@ -71,5 +74,5 @@ export const expand = (
       // the client plays back an item the conversation already holds: keep it once
       if (!history.some((kept) => "id" in kept && kept.id === item.id)) own.push(...referenced)
     }
-    return { items: [...history, ...own], inputOffset: history.length }
+    return { items: [...history, ...own], inputOffset: history.length, previousResponseId: previousId }
   })

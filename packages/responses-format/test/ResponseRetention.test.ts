@@ -28,9 +28,9 @@ describe("ResponseRetention", () => {
     Effect.gen(function*() {
       const store = yield* ResponseStore.ResponseStore
       // the test clock starts at 0: one response now, one a day (less a minute) later
-      yield* store.save("ws", answered("resp_first", 0), [])
+      yield* store.save("ws", answered("resp_first", 0), { previousResponseId: null, items: [], inputOffset: 0 })
       yield* TestClock.adjust(Duration.hours(24))
-      yield* store.save("ws", answered("resp_second", 86_340), [])
+      yield* store.save("ws", answered("resp_second", 86_340), { previousResponseId: null, items: [], inputOffset: 0 })
       // a day after the first was created, it is still within its day
       assert.isTrue(yield* kept("resp_first"))
       // the sweep an hour later finds it more than a day old; the second is not yet

@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { ResponseObject, ResponsesRequest, ResponseStore } from "@switchyard/responses-format"
+import { Conversation, ResponseObject, ResponsesRequest, ResponseStore } from "@switchyard/responses-format"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
@@ -11,6 +11,43 @@ const answered = (id: string, createdAt = 1_760_000_000): ResponseObject.Respons
   status: "completed",
   output: [{ type: "message", id: `msg_${id}`, status: "completed", role: "assistant", content: [] }]
 })
+
+/** A conversation that continues no stored response. */
+const fresh = (items: ReadonlyArray<unknown>): ResponseStore.Answered => ({
+  previousResponseId: null,
+  items,
+  inputOffset: 0
+})
+
+const user = (text: string) => ({ type: "message", role: "user", content: text })
+
+/** Response `id` answering `text` after `previousId`, saved as the Responses route saves it. */
+const continuing = (workspaceId: string, previousId: string | null, id: string, text: string, createdAt?: number) =>
+  Effect.gen(function*() {
+    const store = yield* ResponseStore.ResponseStore
+    const next = Result.getOrThrow(ResponsesRequest.decode({
+      model: "m",
+      input: [user(text)],
+      ...(previousId === null ? {} : { previous_response_id: previousId })
+    }))
+    const conversation = yield* Conversation.expand(store, workspaceId, next)
+    yield* store.save(workspaceId, answered(id, createdAt), conversation)
+    return conversation
+  })
+
+/** A response after `previousId` saved straight to the store: its own input only, for long chains. */
+const chained = (previousId: string | null, id: string, createdAt: number) =>
+  ResponseStore.ResponseStore.use((store) =>
+    store.save("ws-a", answered(id, createdAt), { previousResponseId: previousId, items: [user(id)], inputOffset: 0 })
+  )
+
+const rowOf = (id: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ readonly input_items: string; readonly previous_response_id: string | null }>`
+        SELECT input_items, previous_response_id FROM responses WHERE id = ${id}`,
+      (rows) => rows[0]
+    ))
 
 const stores = [
   ...TestDatabase.dialects.map(({ layer: database, name }) => ({
@@ -29,7 +66,7 @@ for (const { name, layer: store } of stores) {
       Effect.gen(function*() {
         const store = yield* ResponseStore.ResponseStore
         const input = [{ type: "message", role: "user", content: "hi" }]
-        yield* store.save("ws-a", answered("resp_1"), input)
+        yield* store.save("ws-a", answered("resp_1"), fresh(input))
         const kept = yield* store.get("ws-a", "resp_1")
         assert.deepStrictEqual(kept, { response: answered("resp_1"), input })
         assert.deepStrictEqual(yield* store.item("ws-a", "msg_resp_1"), answered("resp_1").output[0])
@@ -54,10 +91,11 @@ for (const { name, layer: store } of stores) {
         // two and a bit chunks, in two workspaces, created a second apart before the cut
         yield* Effect.forEach(
           Array.from({ length: old }, (_, index) => index),
-          (index) => store.save(index % 2 === 0 ? "ws-a" : "ws-b", answered(`resp_old${index}`, 1_000 + index), []),
+          (index) =>
+            store.save(index % 2 === 0 ? "ws-a" : "ws-b", answered(`resp_old${index}`, 1_000 + index), fresh([])),
           { concurrency: 20, discard: true }
         )
-        yield* store.save("ws-a", answered("resp_new", 5_000), [])
+        yield* store.save("ws-a", answered("resp_new", 5_000), fresh([]))
         assert.strictEqual(yield* store.deleteBefore(5_000), old)
         assert.strictEqual((yield* Effect.flip(store.get("ws-b", "resp_old1")))._tag, "NotFound")
         assert.isUndefined(yield* store.item("ws-a", "msg_resp_old0"))
@@ -75,14 +113,103 @@ for (const { name, layer: store } of stores) {
       Effect.gen(function*() {
         const store = yield* ResponseStore.ResponseStore
         const input = [{ type: "message", role: "user", content: "first" }]
-        yield* store.save("ws-a", answered("resp_2"), input)
+        yield* store.save("ws-a", answered("resp_2"), fresh(input))
         // a second response whose id is taken: neither its row nor its item may be kept
         const again = { ...answered("resp_2"), output: [{ ...answered("resp_2").output[0]!, id: "msg_other" }] }
-        const error = yield* Effect.flip(store.save("ws-a", again, []))
+        const error = yield* Effect.flip(store.save("ws-a", again, fresh([])))
         assert.strictEqual(error._tag, "InternalError")
         assert.match(error.message, /^responses: /)
         assert.deepStrictEqual(yield* store.get("ws-a", "resp_2"), { response: answered("resp_2"), input })
         assert.isUndefined(yield* store.item("ws-a", "msg_other"))
       }))
+
+    it.effect("a response continuing another keeps its own input only; the conversation is read back along the chain", () =>
+      Effect.gen(function*() {
+        const store = yield* ResponseStore.ResponseStore
+        yield* continuing("ws-a", null, "resp_c0", "turn 0")
+        let last: Conversation.Expanded | undefined = undefined
+        for (let turn = 1; turn < 30; turn++) {
+          last = yield* continuing("ws-a", `resp_c${turn - 1}`, `resp_c${turn}`, `turn ${turn}`)
+        }
+        const kept = yield* store.get("ws-a", "resp_c29")
+        // what the last turn answered, as the route expanded it: every turn's input and output
+        assert.strictEqual(kept.input.length, 59)
+        assert.deepStrictEqual(kept.input, last?.items)
+        assert.deepStrictEqual(kept.input[58], user("turn 29"))
+        assert.deepStrictEqual(kept.input[57], answered("resp_c28").output[0])
+        // each row holds its own turn: space grows with the turns, not with their square
+        for (const turn of [1, 15, 29]) {
+          const row = yield* rowOf(`resp_c${turn}`)
+          assert.deepStrictEqual(JSON.parse(row?.input_items ?? ""), [user(`turn ${turn}`)])
+          assert.strictEqual(row?.previous_response_id, `resp_c${turn - 1}`)
+        }
+        // the chain stays in its workspace
+        assert.strictEqual((yield* Effect.flip(store.get("ws-b", "resp_c29")))._tag, "NotFound")
+      }))
+
+    it.effect("deleting a response that others continue gives them the conversation they answered", () =>
+      Effect.gen(function*() {
+        const store = yield* ResponseStore.ResponseStore
+        yield* continuing("ws-a", null, "resp_d0", "first")
+        yield* continuing("ws-a", "resp_d0", "resp_d1", "second")
+        // two continue the second: a fork
+        yield* continuing("ws-a", "resp_d1", "resp_d2", "third")
+        yield* continuing("ws-a", "resp_d1", "resp_d3", "another third")
+        const before = [yield* store.get("ws-a", "resp_d2"), yield* store.get("ws-a", "resp_d3")]
+        yield* store.delete("ws-a", "resp_d1")
+        assert.strictEqual((yield* Effect.flip(store.get("ws-a", "resp_d1")))._tag, "NotFound")
+        assert.isUndefined(yield* store.item("ws-a", "msg_resp_d1"))
+        assert.deepStrictEqual([yield* store.get("ws-a", "resp_d2"), yield* store.get("ws-a", "resp_d3")], before)
+        assert.isNull((yield* rowOf("resp_d2"))?.previous_response_id)
+        // the first is untouched, and a delete of it now changes nothing for the others
+        assert.strictEqual((yield* store.get("ws-a", "resp_d0")).input.length, 1)
+        yield* store.delete("ws-a", "resp_d0")
+        assert.deepStrictEqual(yield* store.get("ws-a", "resp_d3"), before[1])
+      }))
+
+    it.effect("a response saved after the one it continues was deleted keeps the whole conversation", () =>
+      Effect.gen(function*() {
+        const store = yield* ResponseStore.ResponseStore
+        yield* continuing("ws-a", null, "resp_g0", "first")
+        const next = Result.getOrThrow(ResponsesRequest.decode({
+          model: "m",
+          input: [user("second")],
+          previous_response_id: "resp_g0"
+        }))
+        const conversation = yield* Conversation.expand(store, "ws-a", next)
+        // deleted while the second was being answered
+        yield* store.delete("ws-a", "resp_g0")
+        yield* store.save("ws-a", answered("resp_g1"), conversation)
+        assert.deepStrictEqual((yield* store.get("ws-a", "resp_g1")).input, conversation.items)
+        assert.isNull((yield* rowOf("resp_g1"))?.previous_response_id)
+      }))
+
+    it.effect(
+      "the sweep deletes whole expired chains, and a newer response keeps what it answered",
+      () =>
+        Effect.gen(function*() {
+          const store = yield* ResponseStore.ResponseStore
+          // a chain longer than a chunk, a second apart, continued by one newer than the cut
+          const length = ResponseStore.SWEEP_CHUNK + 3
+          for (let turn = 0; turn < length; turn++) {
+            yield* chained(turn === 0 ? null : `resp_l${turn - 1}`, `resp_l${turn}`, 1_000 + turn)
+          }
+          yield* chained(`resp_l${length - 1}`, "resp_l_new", 9_000)
+          // and one of 40 created in the same second, all in one chunk: deleted together
+          for (let turn = 0; turn < 40; turn++) {
+            yield* chained(turn === 0 ? null : `resp_s${turn - 1}`, `resp_s${turn}`, 2_000)
+          }
+          const before = yield* store.get("ws-a", "resp_l_new")
+          assert.strictEqual(before.input.length, length * 2 + 1)
+          assert.strictEqual(yield* store.deleteBefore(5_000), length + 40)
+          assert.deepStrictEqual(yield* store.get("ws-a", "resp_l_new"), before)
+          assert.isNull((yield* rowOf("resp_l_new"))?.previous_response_id)
+          for (const gone of ["resp_l0", `resp_l${length - 1}`, "resp_s0", "resp_s39"]) {
+            assert.strictEqual((yield* Effect.flip(store.get("ws-a", gone)))._tag, "NotFound")
+          }
+          assert.strictEqual(yield* store.deleteBefore(5_000), 0)
+        }),
+      { timeout: 60_000 }
+    )
   })
 }

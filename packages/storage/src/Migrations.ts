@@ -26,7 +26,7 @@ import { createGuardrailsAndFeedback } from "./internal/migrations/Guardrails.ts
 import { createPrompts } from "./internal/migrations/Prompts.ts"
 import { createConfigs, createIntegrations, createVirtualKeys } from "./internal/migrations/ProviderAccess.ts"
 import { addRequestLogHookResults, createRequestLogs } from "./internal/migrations/RequestLog.ts"
-import { addResponsesCreatedAtIndex, createResponses } from "./internal/migrations/Responses.ts"
+import { addResponsesCreatedAtIndex, addResponsesPrevious, createResponses } from "./internal/migrations/Responses.ts"
 import { createUsageAndRateLimits, createUsageReservations } from "./internal/migrations/UsageLimits.ts"
 
 export { DEFAULT_WORKSPACE_ID } from "./internal/migrations/Auth.ts"
@@ -52,7 +52,8 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError.Sq
   "0014_create_usage_reservations": createUsageReservations,
   "0015_create_responses": createResponses,
   "0016_add_request_log_hook_results": addRequestLogHookResults,
-  "0017_add_responses_created_at_index": addResponsesCreatedAtIndex
+  "0017_add_responses_created_at_index": addResponsesCreatedAtIndex,
+  "0018_add_responses_previous": addResponsesPrevious
 }
 
 const runMigrator = Migrator.make({})

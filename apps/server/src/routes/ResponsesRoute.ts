@@ -85,7 +85,7 @@ export const make = (
               const createdAt = Math.floor(receivedAt / 1000)
               const skeleton = ResponseObject.skeleton(body, ResponseObject.newId("resp"), createdAt, body.model)
               const keep = (kept: ResponseObject.Response) =>
-                body.store === false ? Effect.void : store.save(principal.workspaceId, kept, conversation.items)
+                body.store === false ? Effect.void : store.save(principal.workspaceId, kept, conversation)
               if (answer._tag === "Stream") return writeStream(response, answer, skeleton, access, keep)
               return writeResponse(response, answer, skeleton, access, keep)
             })

@@ -33,3 +33,17 @@ export const addResponsesCreatedAtIndex = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE INDEX responses_created_at ON responses (created_at, id)`
 })
+
+/**
+ * A response continuing another (`previous_response_id`) keeps the other's id and only its own
+ * input, rather than a copy of the whole conversation so far: a conversation of n turns took
+ * space in n², and each turn wrote all of it again. The conversation is read back along the
+ * chain. The reference is a foreign key, so a response another continues is never deleted under
+ * it: a delete first gives each continuation the conversation it answered (ResponseStore).
+ * Rows written before this keep their whole conversation and no previous id, which reads the same.
+ */
+export const addResponsesPrevious = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE responses ADD COLUMN previous_response_id TEXT NULL REFERENCES responses (id)`
+  yield* sql`CREATE INDEX responses_previous ON responses (previous_response_id)`
+})
