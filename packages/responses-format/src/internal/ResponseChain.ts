@@ -31,6 +31,10 @@ export const outputOf = (body: unknown): ReadonlyArray<unknown> =>
  * conversation before it (a response that continues none, or one given its conversation when the
  * response it continued was deleted, or one stored before the chain existed). Undefined when the
  * workspace has no such response.
+ *
+ * `CROSS JOIN` keeps SQLite's loops in that order: each step looks one response up by its id.
+ * Joined the other way, its planner read every response of the workspace at each step (4.5 ms for
+ * a chain of 300, against 0.3).
  */
 export const read = (
   sql: SqlClient.SqlClient,
@@ -41,8 +45,8 @@ export const read = (
     SELECT id, previous_response_id, body, input_items, 0 FROM responses WHERE workspace_id = ${workspaceId} AND id = ${id}
     UNION ALL
     SELECT r.id, r.previous_response_id, r.body, r.input_items, chain.depth + 1
-    FROM responses r JOIN chain ON r.id = chain.previous_response_id
-    WHERE r.workspace_id = ${workspaceId}
+    FROM chain CROSS JOIN responses r
+    WHERE r.id = chain.previous_response_id AND r.workspace_id = ${workspaceId}
   ) SELECT body, input_items FROM chain ORDER BY depth DESC`.pipe(
     Effect.flatMap(decodeChain),
     Effect.map((rows) => {
