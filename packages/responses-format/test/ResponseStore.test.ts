@@ -3,6 +3,7 @@ import { Conversation, ResponseObject, ResponsesRequest, ResponseStore } from "@
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
+import fc from "fast-check"
 
 const request = Result.getOrThrow(ResponsesRequest.decode({ model: "m", input: "hi" }))
 
@@ -208,6 +209,56 @@ for (const { name, layer: store } of stores) {
             assert.strictEqual((yield* Effect.flip(store.get("ws-a", gone)))._tag, "NotFound")
           }
           assert.strictEqual(yield* store.deleteBefore(5_000), 0)
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
+      "any run of saves, deletes and sweeps: every response left reads the conversation it answered",
+      () =>
+        Effect.gen(function*() {
+          const store = yield* ResponseStore.ResponseStore
+          const operation = fc.oneof(
+            {
+              weight: 6,
+              arbitrary: fc.record({ kind: fc.constant("save" as const), pick: fc.nat(), fresh: fc.boolean() })
+            },
+            { weight: 2, arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }) },
+            { weight: 1, arbitrary: fc.record({ kind: fc.constant("sweep" as const), back: fc.nat({ max: 12 }) }) }
+          )
+          const runs = fc.sample(fc.array(operation, { minLength: 1, maxLength: 40 }), { numRuns: 12, seed: 4_242 })
+          for (const [run, operations] of runs.entries()) {
+            const workspaceId = `ws-run${run}`
+            // each run's responses are created after every earlier run's, a second apart
+            const start = 100_000 + run * 1_000
+            const expected = new Map<string, { readonly items: ReadonlyArray<unknown>; readonly createdAt: number }>()
+            for (const [step, op] of operations.entries()) {
+              const kept = [...expected.keys()]
+              const picked = "pick" in op && kept.length > 0 ? kept[op.pick % kept.length] : undefined
+              if (op.kind === "save") {
+                const previous = op.fresh ? null : picked ?? null
+                const id = `resp_r${run}s${step}`
+                const conversation = yield* continuing(
+                  workspaceId,
+                  previous,
+                  id,
+                  `run ${run} step ${step}`,
+                  start + step
+                )
+                expected.set(id, { items: conversation.items, createdAt: start + step })
+              } else if (op.kind === "delete" && picked !== undefined) {
+                yield* store.delete(workspaceId, picked)
+                expected.delete(picked)
+              } else if (op.kind === "sweep") {
+                const cut = start + step - op.back
+                yield* store.deleteBefore(cut)
+                for (const [id, { createdAt }] of expected) if (createdAt < cut) expected.delete(id)
+              }
+            }
+            for (const [id, { items }] of expected) {
+              assert.deepStrictEqual((yield* store.get(workspaceId, id)).input, items, `run ${run}: ${id}`)
+            }
+          }
         }),
       { timeout: 60_000 }
     )
