@@ -202,7 +202,11 @@ const detachedFrom = (
   chunk: ReadonlyArray<{ readonly workspace_id: string; readonly id: string }>
 ) => {
   const byWorkspace = new Map<string, Array<string>>()
-  for (const row of chunk) byWorkspace.set(row.workspace_id, [...(byWorkspace.get(row.workspace_id) ?? []), row.id])
+  for (const row of chunk) {
+    const ids = byWorkspace.get(row.workspace_id)
+    if (ids === undefined) byWorkspace.set(row.workspace_id, [row.id])
+    else ids.push(row.id)
+  }
   return Effect.map(
     Effect.forEach(byWorkspace, ([workspaceId, ids]) => ResponseChain.detached(sql, workspaceId, ids)),
     (groups) => groups.flat()
