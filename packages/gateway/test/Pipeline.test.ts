@@ -7,7 +7,7 @@ import { Gateway, Principal, RequestContext } from "@switchyard/core"
 import { Behaviour, FakeOpenAI } from "@switchyard/fake-providers"
 import { Pipeline } from "@switchyard/gateway"
 import { ResponseObject, ResponsesRequest, ResponseStore } from "@switchyard/responses-format"
-import { Clock, ConfigProvider, Duration, Effect, Redacted, Result, Schedule } from "effect"
+import { ConfigProvider, Duration, Effect, Redacted, Result, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
@@ -102,7 +102,7 @@ describe("Pipeline.layer", () => {
       const stillKept = yield* isKept.pipe(
         Effect.repeat({ until: (kept) => !kept, schedule: Schedule.spaced(Duration.millis(5)) }),
         Effect.timeoutOrElse({ duration: Duration.seconds(1), orElse: () => Effect.succeed(true) }),
-        Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())
+        TestClock.withLive
       )
       assert.isFalse(stillKept)
       assert.strictEqual((yield* store.get("default", "resp_new")).response.id, "resp_new")

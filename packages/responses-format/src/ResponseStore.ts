@@ -144,7 +144,7 @@ export class ResponseStore extends Context.Service<ResponseStore, {
               const kept = yield* detachedFrom(sql, chunk)
               const ids = JSON.stringify(chunk.map((row) => row.id))
               const [, , responses] = yield* writer.write([
-                { sql: ResponseChain.UPDATE_DETACHED, width: 3, values: ResponseChain.detachedValues(kept) },
+                { sql: UPDATE_DETACHED, width: 3, values: detachedValues(kept) },
                 { sql: DELETE_ITEMS_OF_IDS, width: 1, values: [ids] },
                 { sql: DELETE_RESPONSES_OF_IDS, width: 1, values: [ids] }
               ])
@@ -213,7 +213,17 @@ const detachedFrom = (
   )
 }
 
-/** Keeps each detached response's conversation in its row (in the caller's transaction). */
+/**
+ * The writer thread's: each detached response's conversation kept in its row, which then continues
+ * nothing, unless the row no longer continues the one it was read with.
+ */
+const UPDATE_DETACHED =
+  "UPDATE responses SET input_items = ?, previous_response_id = NULL WHERE id = ? AND previous_response_id = ?"
+
+const detachedValues = (rows: ReadonlyArray<ResponseChain.Detached>): Array<string> =>
+  rows.flatMap((row) => [JSON.stringify(row.input), row.id, row.previousResponseId])
+
+/** {@link UPDATE_DETACHED} on the `SqlClient`, in the caller's transaction. */
 const keepDetached = (sql: SqlClient.SqlClient, rows: ReadonlyArray<ResponseChain.Detached>) =>
   Effect.forEach(
     rows,

@@ -22,7 +22,7 @@ export interface Chained {
 const arrayOf = (value: unknown): ReadonlyArray<unknown> => Array.isArray(value) ? value : []
 
 /** The `output` of a stored response object (written by the gateway; anything else reads as none). */
-export const outputOf = (body: unknown): ReadonlyArray<unknown> =>
+const outputOf = (body: unknown): ReadonlyArray<unknown> =>
   typeof body === "object" && body !== null && "output" in body ? arrayOf(body.output) : []
 
 /**
@@ -96,13 +96,3 @@ export const detached = (
       )
     })
   )
-
-/**
- * Keeps `detached`'s conversations in their rows, with no previous response, unless a row no
- * longer continues the one it was read with (answers the rows changed).
- */
-export const UPDATE_DETACHED =
-  "UPDATE responses SET input_items = ?, previous_response_id = NULL WHERE id = ? AND previous_response_id = ?"
-
-export const detachedValues = (rows: ReadonlyArray<Detached>): Array<string> =>
-  rows.flatMap((row) => [JSON.stringify(row.input), row.id, row.previousResponseId])
