@@ -5,6 +5,12 @@
 export class LeastRecentlyUsed<K, V> {
   readonly #entries = new Map<K, V>()
   readonly #capacity: number
+  /**
+   * The key used last, already at the end: read again, it is not moved. A gateway reads the same
+   * compiled config request after request, and the move (a delete and a set on a key built per
+   * request) was ~0.45 µs of each, against ~0 for a read.
+   */
+  #newest: K | undefined = undefined
 
   constructor(capacity: number) {
     this.#capacity = Math.max(1, capacity)
@@ -16,9 +22,10 @@ export class LeastRecentlyUsed<K, V> {
 
   get(key: K): V | undefined {
     const value = this.#entries.get(key)
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.#newest) {
       this.#entries.delete(key)
       this.#entries.set(key, value)
+      this.#newest = key
     }
     return value
   }
@@ -34,6 +41,7 @@ export class LeastRecentlyUsed<K, V> {
   set(key: K, value: V): void {
     this.#entries.delete(key)
     this.#entries.set(key, value)
+    this.#newest = key
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next()
       if (oldest.done !== true) this.#entries.delete(oldest.value)
