@@ -226,7 +226,8 @@ for (const { name, layer: store } of stores) {
             { weight: 2, arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }) },
             { weight: 1, arbitrary: fc.record({ kind: fc.constant("sweep" as const), back: fc.nat({ max: 12 }) }) }
           )
-          const runs = fc.sample(fc.array(operation, { minLength: 1, maxLength: 40 }), { numRuns: 12, seed: 4_242 })
+          // at least 20 steps a run: fast-check's default size makes arrays of a few items, too short for chains to form and be cut
+          const runs = fc.sample(fc.array(operation, { minLength: 20, maxLength: 40 }), { numRuns: 12, seed: 4_242 })
           for (const [run, operations] of runs.entries()) {
             const workspaceId = `ws-run${run}`
             // each run's responses are created after every earlier run's, a second apart
