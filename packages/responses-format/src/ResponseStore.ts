@@ -17,7 +17,7 @@
  */
 import { GatewayError } from "@switchyard/core"
 import { ChunkedDelete, SqliteWriter } from "@switchyard/storage"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as ResponseChain from "./internal/ResponseChain.ts"
 import type * as ResponseObject from "./ResponseObject.ts"
@@ -201,14 +201,12 @@ const detachedFrom = (
   sql: SqlClient.SqlClient,
   chunk: ReadonlyArray<{ readonly workspace_id: string; readonly id: string }>
 ) => {
-  const byWorkspace = new Map<string, Array<string>>()
-  for (const row of chunk) {
-    const ids = byWorkspace.get(row.workspace_id)
-    if (ids === undefined) byWorkspace.set(row.workspace_id, [row.id])
-    else ids.push(row.id)
-  }
+  const byWorkspace = Arr.groupBy(chunk, (row) => row.workspace_id)
   return Effect.map(
-    Effect.forEach(byWorkspace, ([workspaceId, ids]) => ResponseChain.detached(sql, workspaceId, ids)),
+    Effect.forEach(
+      Object.entries(byWorkspace),
+      ([workspaceId, rows]) => ResponseChain.detached(sql, workspaceId, rows.map((row) => row.id))
+    ),
     (groups) => groups.flat()
   )
 }
