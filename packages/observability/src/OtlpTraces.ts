@@ -126,8 +126,8 @@ export const SettingsConfig: Config.Config<Settings | undefined> = Config.all({
 }))
 
 /**
- * The exporter's fetch: node's http rather than undici (NodeFetch says why), bounded, as effect's
- * exporter sets no limit of its own on a collector that never answers.
+ * effect's exporter's fetch: node's http rather than undici (NodeFetch says why), bounded, as it
+ * sets no limit of its own on a collector that never answers.
  */
 const fetchWithin = (timeoutMs: number): typeof globalThis.fetch => (input, init) => {
   const timeout = AbortSignal.timeout(timeoutMs)
@@ -137,8 +137,9 @@ const fetchWithin = (timeoutMs: number): typeof globalThis.fetch => (input, init
   })
 }
 
-const tracer = (settings: Settings) =>
-  settings.protocol === "http/json" ? jsonTracer(settings) : OtlpTracer.layer({
+/** OTLP/protobuf on effect's `OtlpTracer`, its exporter on effect's fetch client (node's, bounded). */
+const protobufTracer = (settings: Settings) =>
+  OtlpTracer.layer({
     url: settings.url,
     resource: { serviceName: settings.serviceName },
     headers: settings.headers,
@@ -147,10 +148,12 @@ const tracer = (settings: Settings) =>
     maxBatchSize: settings.maxBatchSize,
     shutdownTimeout: Duration.millis(settings.timeoutMs)
   }).pipe(
-    Layer.provide(OtlpSerialization.layerProtobuf)
+    Layer.provide(OtlpSerialization.layerProtobuf),
+    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(Layer.succeed(FetchHttpClient.Fetch, fetchWithin(settings.timeoutMs)))
   )
 
-/** OTLP/JSON from our own span recorder, on effect's exporter (OtlpJsonSpans says why). */
+/** OTLP/JSON from our own span recorder and its span thread (OtlpJsonSpans says why). */
 const jsonTracer = (settings: Settings) =>
   Layer.effect(
     Tracer.Tracer,
@@ -162,7 +165,8 @@ const jsonTracer = (settings: Settings) =>
       exportInterval: Duration.millis(settings.exportIntervalMs),
       maxBatchSize: settings.maxBatchSize,
       maxQueueSize: settings.maxQueueSize,
-      shutdownTimeout: Duration.millis(settings.timeoutMs)
+      shutdownTimeout: Duration.millis(settings.timeoutMs),
+      timeoutMs: settings.timeoutMs
     })
   ).pipe(Layer.provideMerge(OtlpExporter.layerFlusher))
 
@@ -171,9 +175,7 @@ const jsonTracer = (settings: Settings) =>
  * {@link Tracing.Enabled} on. Provide it to what makes the request path's spans.
  */
 export const layer = (settings: Settings) =>
-  tracer(settings).pipe(
-    Layer.provide(FetchHttpClient.layer),
-    Layer.provide(Layer.succeed(FetchHttpClient.Fetch, fetchWithin(settings.timeoutMs))),
+  (settings.protocol === "http/json" ? jsonTracer(settings) : protobufTracer(settings)).pipe(
     Layer.merge(Layer.succeed(Tracing.Enabled, true)),
     Layer.merge(Layer.succeed(Tracing.Sampling, settings.sampler))
   )

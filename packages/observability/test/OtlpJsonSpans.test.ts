@@ -35,8 +35,17 @@ interface Collector {
   readonly received: (count: number) => Effect.Effect<void>
 }
 
-/** A collector on 127.0.0.1 keeping each POSTed body, parsed; with `hold`, answering none until released. */
-const collector = (hold = false) =>
+/** A collector's answer to one POST. */
+interface Reply {
+  readonly status: number
+  readonly retryAfter?: string
+}
+
+/**
+ * A collector on 127.0.0.1 keeping each POSTed body, parsed; with `hold`, answering none until
+ * released; answering each POST with the next of `replies`, then 200.
+ */
+const collector = (hold = false, replies: ReadonlyArray<Reply> = []) =>
   Effect.acquireRelease(
     Effect.callback<Collector>((resume) => {
       const bodies: Array<Export> = []
@@ -49,7 +58,10 @@ const collector = (hold = false) =>
         request.on("end", () => {
           bodies.push(JSON.parse(Buffer.concat(chunks).toString("utf8")))
           for (const wake of waiting.splice(0)) wake()
-          const answer = () => response.writeHead(200, { "content-type": "application/json" }).end("{}")
+          const reply = replies[bodies.length - 1] ?? { status: 200 }
+          const headers = reply.retryAfter === undefined ? {} : { "retry-after": reply.retryAfter }
+          const answer = () =>
+            response.writeHead(reply.status, { "content-type": "application/json", ...headers }).end("{}")
           if (holding) held.push(answer)
           else answer()
         })
@@ -305,6 +317,62 @@ describe("the OTLP/JSON export queue (OTEL_BSP_*)", () => {
       // the shutdown's export fails on every retry (the test clock moves the retries' waits on)
       const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
       while (closing.pollUnsafe() === undefined) yield* TestClock.adjust("1 second")
+      assert.strictEqual(yield* dropped("export_failed"), 2)
+    }).pipe(Effect.scoped, Effect.provideService(Metric.MetricRegistry, new Map())))
+})
+
+describe("the OTLP/JSON export's retries", () => {
+  /** Moves the test clock on a second at a time until `done`, at most `seconds` times. */
+  const adjustUntil = (done: () => boolean, seconds: number) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < seconds && !done(); i++) {
+        yield* TestClock.adjust("1 second")
+        // the span thread answers in real time
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      }
+    })
+
+  it.effect("tries a batch answered 503 again, after the collector's Retry-After when it is longer than a second", () =>
+    Effect.gen(function*() {
+      const sink = yield* collector(false, [{ status: 503, retryAfter: "3" }, { status: 503 }])
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(OtlpTraces.layer(settings(sink.url, 2)), scope)
+      yield* Effect.forEach(["a", "b"], spanNamed, { discard: true }).pipe(Effect.provideContext(context))
+      yield* sink.received(1)
+      // Retry-After: 3 holds the second try for three seconds, not the usual one
+      yield* adjustUntil(() => sink.bodies.length > 1, 2)
+      assert.strictEqual(sink.bodies.length, 1)
+      yield* adjustUntil(() => sink.bodies.length > 1, 2)
+      yield* sink.received(2)
+      // the second 503 has no Retry-After: the third try a second later is answered 200
+      yield* adjustUntil(() => sink.bodies.length > 2, 2)
+      yield* sink.received(3)
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(sink.bodies.map((body) => spansOf([body]).map((span) => span.name)), [
+        ["a", "b"],
+        ["a", "b"],
+        ["a", "b"]
+      ])
+      assert.strictEqual(yield* dropped("export_failed"), 0)
+    }).pipe(Effect.scoped, Effect.provideService(Metric.MetricRegistry, new Map())))
+
+  it.effect("drops and counts a batch answered 400 at once: the collector will not take it on another try", () =>
+    Effect.gen(function*() {
+      const sink = yield* collector(false, [{ status: 400 }])
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(OtlpTraces.layer(settings(sink.url, 2)), scope)
+      yield* Effect.forEach(["refused 1", "refused 2"], spanNamed, { discard: true }).pipe(
+        Effect.provideContext(context)
+      )
+      yield* sink.received(1)
+      yield* adjustUntil(() => false, 5)
+      yield* Effect.forEach(["next 1", "next 2"], spanNamed, { discard: true }).pipe(Effect.provideContext(context))
+      yield* sink.received(2)
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(sink.bodies.map((body) => spansOf([body]).map((span) => span.name)), [
+        ["refused 1", "refused 2"],
+        ["next 1", "next 2"]
+      ])
       assert.strictEqual(yield* dropped("export_failed"), 2)
     }).pipe(Effect.scoped, Effect.provideService(Metric.MetricRegistry, new Map())))
 })

@@ -3,19 +3,23 @@
  * wait in a queue of at most `maxQueueSize` (`OTEL_BSP_MAX_QUEUE_SIZE`); past it a span is dropped
  * and counted. Batches of at most `maxBatchSize` (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`) go out every
  * `scheduleDelay` (`OTEL_BSP_SCHEDULE_DELAY`), or at once when a full batch waits, one export at a
- * time. An export that still fails after its retries drops its batch, counted too.
+ * time. An export that fails on the way or is answered 408, 429, 500, 502, 503 or 504 is tried
+ * again a second later (or after the collector's `Retry-After`, when longer), three times at most;
+ * one that still fails drops its batch, counted too.
  *
  * Why not effect's `OtlpExporter`, which the protobuf path keeps: its buffer has no bound, and it
  * forks an export per full batch, so a slow collector gathers exports in flight, each holding its
  * spans, for as long as the export timeout lets it.
  *
- * A span is written into its batch's request body as it is pushed (`JsonBytes`), so a waiting
- * span holds no object of its own and an export copies nothing: the body is the batch's buffer.
+ * A span is added to its batch's records as it is pushed (`SpanRecords`), so a waiting span holds
+ * no object of its own; the batch's OTLP/JSON is written, and POSTed, by the span thread
+ * (`SpanSender`). The queue, the schedule and the retries stay here, on the event loop's clock.
  */
-import { Cause, Duration, Effect, Fiber, Latch, Metric, Schedule, Scope, Semaphore } from "effect"
-import { type HttpBody, HttpClient, HttpClientRequest } from "effect/http"
+import { Clock, Data, Duration, Effect, Fiber, Latch, Metric, Schedule, Scope, Semaphore } from "effect"
+import { Headers } from "effect/http"
 import { OtlpExporter } from "effect/observability"
-import { JsonBytes } from "./JsonBytes.ts"
+import type { SpanRecords } from "./SpanRecords.ts"
+import * as SpanSender from "./SpanSender.ts"
 
 export interface Options {
   readonly url: string
@@ -24,30 +28,47 @@ export interface Options {
   readonly scheduleDelay: Duration.Duration
   readonly maxBatchSize: number
   readonly maxQueueSize: number
-  /** How long the last export at shutdown may take. */
+  /** How long the last export at shutdown may take, and one export at most. */
   readonly shutdownTimeout: Duration.Duration
+  readonly timeoutMs: number
   /** What every request body starts with, before its spans (separated by commas)... */
-  readonly head: Uint8Array
+  readonly head: string
   /** ...and ends with. */
-  readonly tail: Uint8Array
-  /** The request body of a batch's bytes (head, spans, tail). */
-  readonly body: (bytes: Uint8Array) => HttpBody.HttpBody
+  readonly tail: string
 }
 
-/** An ended span, which writes itself into its batch's body. */
+/** An ended span, which adds itself to its batch's records. */
 export interface Span {
-  readonly writeTo: (out: JsonBytes) => void
+  readonly recordTo: (records: SpanRecords) => void
 }
 
-/** Spans written into one request body. */
+/** The records of the spans of one request body. */
 interface Batch {
-  readonly out: JsonBytes
+  readonly records: SpanRecords
   count: number
 }
 
-const COMMA = 0x2c
-/** Buffers kept for the next batches: one export at a time, so one is in use while one fills. */
-const MAX_SPARE_BUFFERS = 2
+/** The collector's answers that are worth another try, as effect's `HttpClient.retryTransient` judges them. */
+const transientStatuses = new Set([408, 429, 500, 502, 503, 504])
+
+/** Tries after the first, at most, each a second after the last failed (or after its `Retry-After`). */
+const RETRIES = 3
+const RETRY_DELAY = Duration.seconds(1)
+
+/** The collector's `Retry-After` as a delay from `now`; none when absent or invalid. */
+const retryAfterOf = (header: string | undefined, now: number): Duration.Duration | undefined => {
+  if (header === undefined) return undefined
+  const parsed = Headers.parseRetryAfter(header)
+  return parsed._tag === "Success" ? Headers.retryAfterDelay(parsed.success, now) : undefined
+}
+
+/** An export that failed on the way, or was answered with a status not 2xx. */
+class ExportFailed extends Data.TaggedError("ExportFailed")<{
+  readonly message: string
+  /** Worth another try: a failure on the way, or a status effect's `retryTransient` retries. */
+  readonly transient: boolean
+  readonly retryAfter: Duration.Duration | undefined
+}> {}
 
 /** `gateway_spans_dropped_total` by reason: the queue was full, or the batch's export failed. */
 export const droppedSpans = (reason: "queue_full" | "export_failed") =>
@@ -60,25 +81,21 @@ export const droppedSpans = (reason: "queue_full" | "export_failed") =>
 /** A queue of ended spans, exported in batches; `push` never blocks and never fails. */
 export const make = (
   options: Options
-): Effect.Effect<
-  { readonly push: (span: Span) => void },
-  never,
-  HttpClient.HttpClient | OtlpExporter.Flusher | Scope.Scope
-> =>
+): Effect.Effect<{ readonly push: (span: Span) => void }, never, OtlpExporter.Flusher | Scope.Scope> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
+    const clock = yield* Clock.Clock
     const droppedFull = droppedSpans("queue_full")
     const droppedFailed = droppedSpans("export_failed")
     // a batch larger than the queue could never fill: the SDKs clamp it alike
     const maxBatchSize = Math.min(options.maxBatchSize, options.maxQueueSize)
-    const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.filterStatusOk,
-      // the exporter's own calls make no spans (each would be exported in turn)
-      HttpClient.transformResponse(Effect.provideService(HttpClient.TracerPropagationEnabled, false)),
-      HttpClient.retryTransient({ schedule: Schedule.spaced(Duration.seconds(1)), times: 3 })
-    )
-    const request = HttpClientRequest.post(options.url, {
-      headers: { ...options.headers, "user-agent": "switchyard-otlp-exporter" }
+    const sender = yield* SpanSender.make({
+      url: options.url,
+      headers: options.headers,
+      compression: options.compression,
+      timeoutMs: options.timeoutMs,
+      head: options.head,
+      tail: options.tail
     })
 
     /** Full batches waiting, oldest first; then the one being filled. */
@@ -86,36 +103,16 @@ export const make = (
     let filling: Batch | undefined = undefined
     /** Spans waiting, in both. */
     let waiting = 0
-    // a batch's buffer starts at the size the last full one needed, so it is rarely grown
-    let capacity = options.head.length + options.tail.length + 1024 * Math.min(maxBatchSize, 64)
-    // buffers of batches exported, written over by the next ones: a batch's buffer lives until its
-    // export ends, past young-generation GCs, and a new one each time grew the old generation and
-    // the memory outside the heap that V8 collects it for (full GCs in an 8 s run of the chat path
-    // under load: 9 with a new buffer a batch, 6 with these, as many as without traces)
-    const spare: Array<JsonBytes> = []
     const batchWaiting = Latch.makeUnsafe(false)
     const oneExport = Semaphore.makeUnsafe(1)
 
-    const seal = (batch: Batch): void => {
-      batch.out.raw(options.tail)
-      if (batch.count === maxBatchSize) capacity = Math.max(capacity, batch.out.length + (batch.out.length >> 3))
-    }
-
     const push = (span: Span): void => {
       if (waiting >= options.maxQueueSize) return droppedFull.updateUnsafe(1, context)
-      if (filling === undefined) {
-        const reused = spare.pop()
-        if (reused !== undefined) reused.length = 0
-        filling = { out: reused ?? new JsonBytes(capacity), count: 0 }
-        filling.out.raw(options.head)
-      } else {
-        filling.out.byte(COMMA)
-      }
-      span.writeTo(filling.out)
+      filling ??= { records: [], count: 0 }
+      span.recordTo(filling.records)
       filling.count++
       waiting++
       if (filling.count === maxBatchSize) {
-        seal(filling)
         full.push(filling)
         filling = undefined
         batchWaiting.openUnsafe()
@@ -128,35 +125,45 @@ export const make = (
       if (batch === undefined && filling !== undefined) {
         batch = filling
         filling = undefined
-        seal(batch)
       }
       if (full.length === 0) batchWaiting.closeUnsafe()
       if (batch !== undefined) waiting -= batch.count
       return batch
     }
 
+    /** One POST of the batch: fails unless the collector answered 2xx. */
+    const sendOnce = (batch: Batch) =>
+      sender.send(batch.records).pipe(
+        Effect.mapError((failed) =>
+          new ExportFailed({ message: failed.message, transient: true, retryAfter: undefined })
+        ),
+        Effect.flatMap((response) =>
+          response.status >= 200 && response.status < 300 ? Effect.void : Effect.fail(
+            new ExportFailed({
+              message: `the collector answered ${response.status}`,
+              transient: transientStatuses.has(response.status),
+              retryAfter: retryAfterOf(response.retryAfter, clock.currentTimeMillisUnsafe())
+            })
+          )
+        ),
+        // a longer Retry-After is waited out before the retry's own delay
+        Effect.catch((failed) =>
+          failed.transient && failed.retryAfter !== undefined && Duration.isGreaterThan(failed.retryAfter, RETRY_DELAY)
+            ? Effect.andThen(Effect.sleep(Duration.subtract(failed.retryAfter, RETRY_DELAY)), Effect.fail(failed))
+            : Effect.fail(failed)
+        )
+      )
+
     /** One batch off the front of the queue, exported; a failure drops and counts it. */
     const exportBatch = Effect.suspend(() => {
       const batch = take()
       if (batch === undefined) return Effect.void
-      const withBody = HttpClientRequest.setBody(request, options.body(batch.out.written()))
-      const sent = options.compression === "gzip"
-        ? Effect.flatMap(HttpClientRequest.compressBody(withBody, "gzip"), client.execute)
-        : client.execute(withBody)
-      return sent.pipe(
-        Effect.flatMap((response) => Effect.ignore(response.arrayBuffer)),
-        // answered, so the body was sent whole and its bytes are read no more; a failed or
-        // interrupted export's buffer is left to the GC, as its socket may not be done with it
-        Effect.tap(() =>
-          Effect.sync(() => {
-            if (spare.length < MAX_SPARE_BUFFERS) spare.push(batch.out)
-          })
-        ),
-        Effect.withTracerEnabled(false),
+      return sendOnce(batch).pipe(
+        Effect.retry({ while: (failed) => failed.transient, schedule: Schedule.spaced(RETRY_DELAY), times: RETRIES }),
         Effect.onInterrupt(() => Effect.sync(() => droppedFailed.updateUnsafe(batch.count, context))),
-        Effect.catchCause((cause) => {
+        Effect.catch((failed) => {
           droppedFailed.updateUnsafe(batch.count, context)
-          return Effect.logDebug(`traces: ${batch.count} spans dropped, their export failed`, Cause.squash(cause))
+          return Effect.logDebug(`traces: ${batch.count} spans dropped, their export failed: ${failed.message}`)
         })
       )
     })
