@@ -7,9 +7,9 @@
  * (the request span and one attempt), it cost about 80 µs of CPU a request against a budget of
  * 8 µs (README, "Traces"). Its span keeps attributes in a `Map`, turns each ended span into a tree of
  * small objects (one `{ key, value: { stringValue } }` per attribute), holds them until the batch
- * is sent, then `JSON.stringify` walks the whole batch at once. Here an ended span adds its fields
- * to its batch's flat records (`internal/SpanRecords`), and the span thread writes them as bytes
- * and sends them (`internal/SpanSender`): on the event loop nothing else is kept or written.
+ * is sent, then `JSON.stringify` walks the whole batch at once. Here an ended span is written as
+ * compact bytes into its batch's buffer (`internal/SpanRecords`), and the span thread writes the
+ * batch's OTLP/JSON and sends it (`internal/SpanSender`): on the event loop nothing else is kept.
  * OTLP/protobuf keeps effect's `OtlpTracer`.
  */
 import { Cause, type Context, type Duration, Effect, type Exit, Option, type Scope, Tracer } from "effect"
@@ -119,27 +119,26 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
     if (this.status._tag === "Started") this.links.push(...links)
   }
 
-  /** The ended span's fields, in `SpanRecords`' order, as effect's `OtlpTracer` would write them. */
+  /** The ended span, as effect's `OtlpTracer` would write it, added to `records`. */
   recordTo(records: SpanRecords): void {
     if (this.status._tag !== "Ended") return
     const { endTime, exit, startTime } = this.status
-    records.push(
-      this.traceId,
-      this.spanId,
-      Option.isSome(this.parent) ? this.parent.value.spanId : "",
-      this.name,
-      this.kind,
-      startTime,
-      endTime,
-      this.keys.length
-    )
+    records.string(this.traceId)
+    records.string(this.spanId)
+    records.string(Option.isSome(this.parent) ? this.parent.value.spanId : "")
+    records.string(this.name)
+    records.kind(this.kind)
+    records.time(startTime)
+    records.time(endTime)
+    records.count32(this.keys.length)
     for (let i = 0; i < this.keys.length; i++) {
+      const key = this.keys[i] ?? ""
       const value = this.values[i]
-      if (isPlainValue(value)) records.push(this.keys[i], value)
-      else records.push(this.keys[i], null, valueJson(value))
+      if (isPlainValue(value)) records.attribute(key, value)
+      else records.attribute(key, false, valueJson(value))
     }
-    const rare = exit._tag === "Success" && this.events === undefined && this.links.length === 0
-    records.push(rare ? undefined : this.tail(endTime, exit))
+    const plain = exit._tag === "Success" && this.events === undefined && this.links.length === 0
+    records.tail(plain ? undefined : this.tail(endTime, exit))
   }
 
   /** What closes a span that failed, was interrupted, or has events or links: rare, so as text. */

@@ -11,14 +11,15 @@
  * forks an export per full batch, so a slow collector gathers exports in flight, each holding its
  * spans, for as long as the export timeout lets it.
  *
- * A span is added to its batch's records as it is pushed (`SpanRecords`), so a waiting span holds
- * no object of its own; the batch's OTLP/JSON is written, and POSTed, by the span thread
- * (`SpanSender`). The queue, the schedule and the retries stay here, on the event loop's clock.
+ * A span is written into its batch's buffer as it is pushed (`SpanRecords`), so a waiting span
+ * holds no object of its own; the batch's OTLP/JSON is written, and POSTed, by the span thread
+ * (`SpanSender`), which hands the buffer back to be written over by a later batch. The queue, the
+ * schedule and the retries stay here, on the event loop's clock.
  */
 import { Clock, Data, Duration, Effect, Fiber, Latch, Metric, Schedule, Scope, Semaphore } from "effect"
 import { Headers } from "effect/http"
 import { OtlpExporter } from "effect/observability"
-import type { SpanRecords } from "./SpanRecords.ts"
+import { SpanRecords } from "./SpanRecords.ts"
 import * as SpanSender from "./SpanSender.ts"
 
 export interface Options {
@@ -37,16 +38,13 @@ export interface Options {
   readonly tail: string
 }
 
-/** An ended span, which adds itself to its batch's records. */
+/** An ended span, which writes itself into its batch's records. */
 export interface Span {
   readonly recordTo: (records: SpanRecords) => void
 }
 
-/** The records of the spans of one request body. */
-interface Batch {
-  readonly records: SpanRecords
-  count: number
-}
+/** Buffers kept for the next batches: one export at a time, so one is in use while one fills. */
+const MAX_SPARE_BUFFERS = 2
 
 /** The collector's answers that are worth another try, as effect's `HttpClient.retryTransient` judges them. */
 const transientStatuses = new Set([408, 429, 500, 502, 503, 504])
@@ -99,20 +97,26 @@ export const make = (
     })
 
     /** Full batches waiting, oldest first; then the one being filled. */
-    const full: Array<Batch> = []
-    let filling: Batch | undefined = undefined
+    const full: Array<SpanRecords> = []
+    let filling: SpanRecords | undefined = undefined
     /** Spans waiting, in both. */
     let waiting = 0
+    // a batch's buffer starts at the size the last full one needed, so it is rarely grown
+    let capacity = 64 * 1024
+    // buffers of batches exported, handed back by the span thread and written over by the next
+    // ones: a new buffer is new memory, which this machine's kernel hands out a page fault at a time
+    const spare: Array<Uint8Array<ArrayBuffer>> = []
     const batchWaiting = Latch.makeUnsafe(false)
     const oneExport = Semaphore.makeUnsafe(1)
 
     const push = (span: Span): void => {
       if (waiting >= options.maxQueueSize) return droppedFull.updateUnsafe(1, context)
-      filling ??= { records: [], count: 0 }
-      span.recordTo(filling.records)
+      filling ??= new SpanRecords(spare.pop() ?? capacity)
+      span.recordTo(filling)
       filling.count++
       waiting++
       if (filling.count === maxBatchSize) {
+        capacity = Math.max(capacity, filling.length + (filling.length >> 3))
         full.push(filling)
         filling = undefined
         batchWaiting.openUnsafe()
@@ -120,7 +124,7 @@ export const make = (
     }
 
     /** The oldest full batch, else the one being filled, however few it holds. */
-    const take = (): Batch | undefined => {
+    const take = (): SpanRecords | undefined => {
       let batch = full.shift()
       if (batch === undefined && filling !== undefined) {
         batch = filling
@@ -132,8 +136,8 @@ export const make = (
     }
 
     /** One POST of the batch: fails unless the collector answered 2xx. */
-    const sendOnce = (batch: Batch) =>
-      sender.send(batch.records).pipe(
+    const sendOnce = (batch: SpanRecords) =>
+      sender.send(batch).pipe(
         Effect.mapError((failed) =>
           new ExportFailed({ message: failed.message, transient: true, retryAfter: undefined })
         ),
@@ -160,6 +164,10 @@ export const make = (
       if (batch === undefined) return Effect.void
       return sendOnce(batch).pipe(
         Effect.retry({ while: (failed) => failed.transient, schedule: Schedule.spaced(RETRY_DELAY), times: RETRIES }),
+        // a buffer the span thread kept (it died) is empty here, and not kept
+        Effect.ensuring(Effect.sync(() => {
+          if (spare.length < MAX_SPARE_BUFFERS && batch.bytes.length > 0) spare.push(batch.bytes)
+        })),
         Effect.onInterrupt(() => Effect.sync(() => droppedFailed.updateUnsafe(batch.count, context))),
         Effect.catch((failed) => {
           droppedFailed.updateUnsafe(batch.count, context)

@@ -1,25 +1,142 @@
 /**
- * Ended spans as the span thread is handed them, and the OTLP/JSON the thread writes of them.
+ * Ended spans as the span thread is handed them: a batch's spans as compact bytes, written on the
+ * event loop as each span ends ({@link SpanRecords}), and read by the thread, which writes their
+ * OTLP/JSON ({@link writeSpans}).
  *
- * A batch is one flat array of values, span after span: trace id, span id, parent span id (`""`
- * for a root), name, kind, start and end time (epoch nanoseconds), the number of attributes, each
- * attribute as its key then its value, and the tail: `undefined` for a span that succeeded with no
- * events or links, else the JSON that closes it (status, events, links), made where the span ended.
- * A value other than a string, a safe integer or a boolean is written where the span ended too,
- * as `null` followed by its JSON (rare: effect's own spans with objects in their attributes).
+ * A span is: trace id, span id, parent span id (empty for a root), name (strings); its kind (one
+ * byte); start and end time (epoch nanoseconds, 64 bits); the number of its attributes (32 bits),
+ * each a key (string), a tag (one byte) and its value (a string, a safe integer as a 64-bit float,
+ * nothing for a boolean, or the value's OTLP JSON made where the span ended); last the tail: a
+ * zero byte for a span that succeeded with no events or links, else a one and the JSON that closes
+ * it (status, events, links), made where the span ended. A string is its length in bytes (32
+ * bits) and its characters: one byte each when all are ASCII, else its UTF-16 code units as they
+ * are (the length's top bit set), so that any text, a lone surrogate included, reads back as it was.
  *
- * Why flat: a batch crosses to the thread by structured clone, which copies a flat array of
- * strings and numbers faster than as many small objects, and building it allocates nothing per
- * span but the array's growth. This module imports nothing of the gateway and no `effect`: the
- * thread loads it alone.
+ * Why bytes: the batch's buffer is handed to the thread whole (transferred, not copied), and
+ * writing a span into it costs the event loop a fraction of a microsecond: keeping the spans' own
+ * values in an array until the export instead cost several, mostly the garbage collector's, and
+ * copying them to the thread as many again. This module imports nothing of the gateway and no
+ * `effect`: the thread loads it alone.
  */
 import { fragment, type JsonBytes } from "./JsonBytes.ts"
 
-/** Spans as flat values, in the order this module reads them. */
-export type SpanRecords = Array<unknown>
-
 /** The span kinds effect's `Tracer` names, in OTLP's `Span.SpanKind` order from 1. */
 export type SpanKind = "internal" | "server" | "client" | "producer" | "consumer"
+
+const kinds: ReadonlyArray<SpanKind> = ["internal", "server", "client", "producer", "consumer"]
+const kindNumbers: Readonly<Record<SpanKind, number>> = { internal: 0, server: 1, client: 2, producer: 3, consumer: 4 }
+
+/** The top bit of a string's length: its characters are UTF-16 code units, not ASCII bytes. */
+const UTF16 = 0x8000_0000
+
+/** A `Buffer` over the whole of `bytes`' memory (never node's shared pool). */
+const ownBuffer = (bytes: ArrayBuffer | Uint8Array<ArrayBuffer>): Buffer<ArrayBuffer> =>
+  bytes instanceof ArrayBuffer ? Buffer.from(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+/** An attribute value's tag. */
+const STRING = 0
+const INTEGER = 1
+const TRUE = 2
+const FALSE = 3
+const JSON_VALUE = 4
+
+/** Whether a value is written as itself; any other is written as its OTLP JSON, made by the caller. */
+export const isPlainValue = (value: unknown): value is string | number | boolean =>
+  typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))
+
+/**
+ * The spans of one batch, as bytes, with the number written. Its `bytes` grow (doubled, copied)
+ * when a span does not fit; start it at the size a batch needed before, and it rarely does.
+ */
+export class SpanRecords {
+  /** The bytes written and room for more: an `ArrayBuffer` of its own, so it can be transferred. */
+  bytes: Buffer<ArrayBuffer>
+  private view: DataView
+  length = 0
+  count = 0
+
+  /** Records in a new buffer of `capacity` bytes, or written over `bytes` (a buffer handed back). */
+  constructor(capacityOrBytes: number | Uint8Array<ArrayBuffer>) {
+    this.bytes = ownBuffer(typeof capacityOrBytes === "number" ? new ArrayBuffer(capacityOrBytes) : capacityOrBytes)
+    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength)
+  }
+
+  /** Takes back its bytes from the span thread, which was handed them (transferred) to read. */
+  handedBack(bytes: Uint8Array<ArrayBuffer>): void {
+    this.bytes = ownBuffer(bytes)
+    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength)
+  }
+
+  /** Room for `more` bytes after what is written. */
+  private reserve(more: number): void {
+    if (this.length + more <= this.bytes.length) return
+    const grown = ownBuffer(new ArrayBuffer(Math.max(this.bytes.length * 2, this.length + more)))
+    this.bytes.copy(grown, 0, 0, this.length)
+    this.bytes = grown
+    this.view = new DataView(grown.buffer)
+  }
+
+  string(text: string): void {
+    this.reserve(4 + text.length * 2)
+    const bytes = this.bytes
+    const start = this.length + 4
+    let at = start
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i)
+      if (code > 0x7f) {
+        this.view.setUint32(this.length, (text.length * 2) | UTF16, true)
+        this.length = start + bytes.write(text, start, "utf16le")
+        return
+      }
+      bytes[at++] = code
+    }
+    this.view.setUint32(this.length, at - start, true)
+    this.length = at
+  }
+
+  kind(kind: SpanKind): void {
+    this.reserve(1)
+    this.bytes[this.length++] = kindNumbers[kind]
+  }
+
+  time(nanos: bigint): void {
+    this.reserve(8)
+    this.view.setBigUint64(this.length, nanos, true)
+    this.length += 8
+  }
+
+  count32(value: number): void {
+    this.reserve(4)
+    this.view.setUint32(this.length, value, true)
+    this.length += 4
+  }
+
+  /** An attribute of a plain value (see {@link isPlainValue}), or of a value as its OTLP JSON. */
+  attribute(key: string, value: string | number | boolean, json?: string): void {
+    this.string(key)
+    this.reserve(9)
+    if (json !== undefined) {
+      this.bytes[this.length++] = JSON_VALUE
+      this.string(json)
+    } else if (typeof value === "string") {
+      this.bytes[this.length++] = STRING
+      this.string(value)
+    } else if (typeof value === "number") {
+      this.bytes[this.length++] = INTEGER
+      this.view.setFloat64(this.length, value, true)
+      this.length += 8
+    } else {
+      this.bytes[this.length++] = value ? TRUE : FALSE
+    }
+  }
+
+  /** The JSON that closes a span, or none for one that succeeded with no events or links. */
+  tail(json: string | undefined): void {
+    this.reserve(1)
+    this.bytes[this.length++] = json === undefined ? 0 : 1
+    if (json !== undefined) this.string(json)
+  }
+}
 
 /** Values remembered per attribute name, at most; more are written each time. */
 const MAX_VALUES = 64
@@ -27,13 +144,9 @@ const MAX_VALUES = 64
 const MAX_VALUE_LENGTH = 256
 
 /** OTLP's `Span.SpanKind` numbers, each with the fields around it. */
-const kindThenStart: Record<SpanKind, Uint8Array> = {
-  internal: fragment(`","kind":1,"startTimeUnixNano":"`),
-  server: fragment(`","kind":2,"startTimeUnixNano":"`),
-  client: fragment(`","kind":3,"startTimeUnixNano":"`),
-  producer: fragment(`","kind":4,"startTimeUnixNano":"`),
-  consumer: fragment(`","kind":5,"startTimeUnixNano":"`)
-}
+const kindThenStart: ReadonlyArray<Uint8Array> = kinds.map((_, i) =>
+  fragment(`","kind":${i + 1},"startTimeUnixNano":"`)
+)
 const traceIdStart = fragment(`{"traceId":"`)
 const spanIdStart = fragment(`","spanId":"`)
 const parentSpanIdStart = fragment(`","parentSpanId":"`)
@@ -52,8 +165,8 @@ const CLOSE = 0x7d
  * Per attribute name (the names are few and the same on every span): `{"key":…,"value":`, alone
  * and with the start of a string value and of an integer one; and the whole attribute for each
  * value seen twice, as most repeat from request to request (the route, the provider, the model,
- * the status): a value seen before is then one copy, rather than written a character at a time.
- * A value never repeated (a trace id, a token count) is written.
+ * the status): a value seen before is then one copy. A value never repeated (a trace id, a token
+ * count) is written.
  */
 class KeyBytes {
   readonly key: Uint8Array
@@ -99,17 +212,64 @@ const keyBytes = (key: string): KeyBytes => {
   return bytes
 }
 
-/** Whether a value is written by {@link writeSpans} itself; any other is written as its JSON first. */
-export const isPlainValue = (value: unknown): value is string | number | boolean =>
-  typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))
+/** Reads what {@link SpanRecords} wrote. */
+class Reader {
+  at = 0
+  readonly length: number
+  private readonly bytes: Buffer<ArrayBuffer>
+  private readonly view: DataView
 
-/** One attribute of a plain value, `{"key":…,"value":…}`. */
-const writeAttribute = (out: JsonBytes, key: string, value: string | number | boolean): void => {
-  const bytes = keyBytes(key)
-  if (typeof value === "boolean") {
-    out.raw(bytes.key)
-    return out.raw(value ? trueValue : falseValue)
+  constructor(bytes: Uint8Array<ArrayBuffer>, length: number) {
+    this.bytes = ownBuffer(bytes)
+    this.length = length
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
+
+  byte(): number {
+    return this.bytes[this.at++] ?? 0
+  }
+
+  uint32(): number {
+    const value = this.view.getUint32(this.at, true)
+    this.at += 4
+    return value
+  }
+
+  float64(): number {
+    const value = this.view.getFloat64(this.at, true)
+    this.at += 8
+    return value
+  }
+
+  time(): string {
+    const value = this.view.getBigUint64(this.at, true)
+    this.at += 8
+    return String(value)
+  }
+
+  string(): string {
+    const header = this.uint32()
+    const length = header & ~UTF16
+    const text = this.bytes.toString(header & UTF16 ? "utf16le" : "latin1", this.at, this.at + length)
+    this.at += length
+    return text
+  }
+}
+
+/** One attribute, `{"key":…,"value":…}`, as `records` holds it next. */
+const writeAttribute = (records: Reader, out: JsonBytes): void => {
+  const bytes = keyBytes(records.string())
+  const tag = records.byte()
+  if (tag === TRUE || tag === FALSE) {
+    out.raw(bytes.key)
+    return out.raw(tag === TRUE ? trueValue : falseValue)
+  }
+  if (tag === JSON_VALUE) {
+    out.raw(bytes.key)
+    out.json(records.string())
+    return out.byte(CLOSE)
+  }
+  const value = tag === STRING ? records.string() : records.float64()
   const whole = bytes.repeated(value)
   if (whole !== undefined) return out.raw(whole)
   if (typeof value === "string") {
@@ -123,48 +283,35 @@ const writeAttribute = (out: JsonBytes, key: string, value: string | number | bo
   }
 }
 
-/**
- * Writes the spans of `records` as OTLP/JSON spans separated by commas (the first preceded by one
- * when `afterOthers`); gives how many it wrote.
- */
-export const writeSpans = (records: SpanRecords, out: JsonBytes, afterOthers: boolean): number => {
+/** Writes the first `length` bytes of span records as OTLP/JSON spans separated by commas; gives how many. */
+export const writeSpans = (bytes: Uint8Array<ArrayBuffer>, length: number, out: JsonBytes): number => {
+  const records = new Reader(bytes, length)
   let spans = 0
-  let at = 0
-  while (at < records.length) {
-    if (afterOthers || spans > 0) out.byte(COMMA)
+  while (records.at < records.length) {
+    if (spans > 0) out.byte(COMMA)
     out.raw(traceIdStart)
-    out.chars(String(records[at++]).padStart(32, "0"))
+    out.chars(records.string().padStart(32, "0"))
     out.raw(spanIdStart)
-    out.chars(String(records[at++]))
-    const parent = String(records[at++])
+    out.chars(records.string())
+    const parent = records.string()
     if (parent !== "") {
       out.raw(parentSpanIdStart)
       out.chars(parent)
     }
     out.raw(nameStart)
-    out.chars(String(records[at++]))
-    out.raw(kindThenStart[records[at++] as SpanKind])
-    out.ascii(String(records[at++]))
+    out.chars(records.string())
+    out.raw(kindThenStart[records.byte()] ?? kindThenStart[0] ?? traceIdStart)
+    out.ascii(records.time())
     out.raw(endTimeStart)
-    out.ascii(String(records[at++]))
+    out.ascii(records.time())
     out.raw(attributesStart)
-    const attributes = Number(records[at++])
+    const attributes = records.uint32()
     for (let i = 0; i < attributes; i++) {
       if (i > 0) out.byte(COMMA)
-      const key = String(records[at++])
-      const value = records[at++]
-      if (value === null) {
-        // a value written as JSON where the span ended
-        out.raw(keyBytes(key).key)
-        out.json(String(records[at++]))
-        out.byte(CLOSE)
-      } else {
-        writeAttribute(out, key, value as string | number | boolean)
-      }
+      writeAttribute(records, out)
     }
-    const tail = records[at++]
-    if (tail === undefined) out.raw(succeeded)
-    else out.json(String(tail))
+    if (records.byte() === 0) out.raw(succeeded)
+    else out.json(records.string())
     spans++
   }
   return spans

@@ -5,8 +5,8 @@
  * here, on the event loop's clock.
  *
  * Why a thread: written on the event loop, a chat request's two spans cost it about a tenth of
- * the gateway's throughput under load (README, "Traces"); handing their records over is a copy
- * of a few strings and numbers.
+ * the gateway's throughput under load (README, "Traces"). A batch's buffer is handed to the thread
+ * (transferred, not copied) and handed back with its answer.
  *
  * A thread that dies fails the export it held, and the next export starts another. The thread
  * keeps the process alive only while an export is under way.
@@ -20,7 +20,11 @@ import type { Answer, Export, ThreadOptions } from "./SpanThread.ts"
 export type Options = ThreadOptions
 
 /** The collector could not be reached, or not within the timeout; or the thread failed. */
-export class SendFailed extends Data.TaggedError("SendFailed")<{ readonly message: string }> {}
+export class SendFailed extends Data.TaggedError("SendFailed")<{
+  readonly message: string
+  /** Whether the records are still there to be sent again. */
+  readonly retriable: boolean
+}> {}
 
 /** What the collector answered. */
 export interface Response {
@@ -29,7 +33,11 @@ export interface Response {
 }
 
 export interface SpanSender {
-  /** POSTs the spans of `records` as one request; succeeds with the collector's answer, whatever its status. */
+  /**
+   * POSTs the spans of `records` as one request; succeeds with the collector's answer, whatever
+   * its status. Its buffer is the thread's until the answer, which hands it back; a thread that
+   * dies keeps it, and the failure is then not `retriable`.
+   */
   readonly send: (records: SpanRecords) => Effect.Effect<Response, SendFailed>
 }
 
@@ -91,17 +99,24 @@ export const make = (options: Options): Effect.Effect<SpanSender, never, Scope.S
           worker = thread ??= start()
         } catch (cause) {
           const why = cause instanceof Error ? cause.message : String(cause)
-          return resume(Effect.fail(new SendFailed({ message: `the span thread cannot start: ${why}` })))
+          return resume(
+            Effect.fail(new SendFailed({ message: `the span thread cannot start: ${why}`, retriable: true }))
+          )
         }
         const id = next++
-        pending.set(id, (answer) =>
+        pending.set(id, (answer) => {
+          if (answer.bytes !== undefined) records.handedBack(answer.bytes)
           resume(
             answer.status === undefined
-              ? Effect.fail(new SendFailed({ message: answer.error ?? "no answer" }))
+              ? Effect.fail(
+                new SendFailed({ message: answer.error ?? "no answer", retriable: answer.bytes !== undefined })
+              )
               : Effect.succeed({ status: answer.status, retryAfter: answer.retryAfter })
-          ))
+          )
+        })
         worker.ref()
-        worker.postMessage({ id, records } satisfies Export)
+        const bytes = records.bytes
+        worker.postMessage({ id, bytes, length: records.length } satisfies Export, [bytes.buffer])
         // interrupted (at shutdown, past its timeout): the answer, if one comes, is let go
         return Effect.sync(() => {
           pending.delete(id)

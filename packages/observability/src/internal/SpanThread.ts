@@ -1,16 +1,17 @@
 /**
  * The span thread (see SpanSender.ts): it writes each batch of span records it is sent as one
- * OTLP/JSON request body and POSTs it to the collector, answering `{ id, status, retryAfter }`
- * once the collector answered, or `{ id, error }` when it could not be reached in time. It
- * retries nothing: what to do next is the exporter's to decide, on the event loop. Only node
- * builtins and the span records' writer are imported: the thread loads no gateway module.
+ * OTLP/JSON request body and POSTs it to the collector, answering `{ id, bytes, status,
+ * retryAfter }` once the collector answered, or `{ id, bytes, error }` when it could not be
+ * reached in time, with the batch's buffer handed back (transferred) either way. It retries
+ * nothing: what to do next is the exporter's to decide, on the event loop. Only node builtins and
+ * the span records' reader are imported: the thread loads no gateway module.
  */
 import * as http from "node:http"
 import * as https from "node:https"
 import { parentPort, workerData } from "node:worker_threads"
 import { gzipSync } from "node:zlib"
 import { fragment, JsonBytes } from "./JsonBytes.ts"
-import { type SpanRecords, writeSpans } from "./SpanRecords.ts"
+import { writeSpans } from "./SpanRecords.ts"
 
 /** What the thread is started with; see `SpanSender.Options`. */
 export interface ThreadOptions {
@@ -26,11 +27,15 @@ export interface ThreadOptions {
 
 export interface Export {
   readonly id: number
-  readonly records: SpanRecords
+  /** The batch's span records (`SpanRecords`), in the first `length` bytes. */
+  readonly bytes: Uint8Array<ArrayBuffer>
+  readonly length: number
 }
 
 export interface Answer {
   readonly id: number
+  /** The batch's buffer, handed back; none from a thread that died holding it. */
+  readonly bytes?: Uint8Array<ArrayBuffer>
   readonly status?: number
   /** The collector's `Retry-After`, when it sent one. */
   readonly retryAfter?: string
@@ -84,22 +89,25 @@ const post = (body: Uint8Array): Promise<Omit<Answer, "id">> =>
     request.end(sent)
   })
 
-const body = (records: SpanRecords): Uint8Array => {
+const body = (message: Export): Uint8Array => {
   out.length = 0
   out.raw(head)
-  writeSpans(records, out, false)
+  writeSpans(message.bytes, message.length, out)
   out.raw(tail)
   return out.written()
 }
 
+const answer = (message: Export, answer: Omit<Answer, "id" | "bytes">): void =>
+  parentPort?.postMessage({ id: message.id, bytes: message.bytes, ...answer } satisfies Answer, [message.bytes.buffer])
+
 parentPort?.on("message", (message: Export) => {
   let written: Uint8Array
   try {
-    written = body(message.records)
+    written = body(message)
   } catch (cause) {
     // records this thread cannot read are a fault of the sender: the batch fails, the thread goes on
     const why = cause instanceof Error ? cause.message : String(cause)
-    return parentPort?.postMessage({ id: message.id, error: `the spans could not be written: ${why}` })
+    return answer(message, { error: `the spans could not be written: ${why}` })
   }
-  void post(written).then((answer) => parentPort?.postMessage({ id: message.id, ...answer }))
+  void post(written).then((answered) => answer(message, answered))
 })
