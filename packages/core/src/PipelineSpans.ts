@@ -77,8 +77,8 @@ export const stage = (phase: Phase, path: string, middleware: Dispatch.Middlewar
 
 /**
  * One upstream attempt as a GenAI client span (`{operation} {model}`), with the provider, the
- * model asked for, the leaf's path and the status the provider answered. It is the parent span of
- * the upstream call, whose W3C `traceparent` names it.
+ * model asked for, the leaf's path and the status the provider answered. The upstream call's W3C
+ * `traceparent` names it (`Tracing.AttemptSpan`).
  */
 export const attempt = (provider: string, path: string, upstream: Dispatch.Dispatch): Dispatch.Dispatch => (request) =>
   Effect.withFiber((fiber) => {
@@ -90,7 +90,7 @@ export const attempt = (provider: string, path: string, upstream: Dispatch.Dispa
     span.attribute("gen_ai.provider.name", provider)
     if (model !== undefined) span.attribute("gen_ai.request.model", model)
     span.attribute("gateway.target.path", path)
-    return Effect.onExit(Effect.provideService(upstream(request), Tracer.ParentSpan, span), (exit) => {
+    return Effect.onExit(Effect.provideService(upstream(request), Tracing.AttemptSpan, span), (exit) => {
       if (Exit.isSuccess(exit)) {
         span.attribute("http.response.status_code", exit.value.status)
       } else {

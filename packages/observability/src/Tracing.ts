@@ -129,6 +129,21 @@ export const startSpan = (fiber: Fiber.Fiber<unknown, unknown>, name: string, ki
   })
 }
 
+/**
+ * The span of the upstream attempt under way, which the W3C `traceparent` sent upstream names
+ * (`PipelineSpans.attempt` provides it; the upstream client reads it, else the parent span).
+ *
+ * Why not the parent span: nothing under an attempt makes spans, and changing the parent span
+ * rebuilds the fiber's cache of services, where this key does not.
+ */
+export const AttemptSpan = Context.Reference<Tracer.Span | undefined>("@switchyard/observability/Tracing/AttemptSpan", {
+  defaultValue: () => undefined
+})
+
+/** The span a call made now runs under: the attempt's, else the fiber's parent span. */
+export const callerSpanOf = (fiber: Fiber.Fiber<unknown, unknown>): Tracer.AnySpan | undefined =>
+  fiber.getRef(AttemptSpan) ?? Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+
 /** Ends a span started by {@link startSpan} with how what it covers ended. */
 export const endSpan = (
   fiber: Fiber.Fiber<unknown, unknown>,

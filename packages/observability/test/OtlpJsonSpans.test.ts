@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { OtlpTraces } from "@switchyard/observability"
-import { Effect, Exit, Fiber, Layer, Metric, Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Metric, Scope, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -225,6 +225,32 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
         assert.deepStrictEqual(attributesOf(span.attributes), {
           model: { stringValue: attributes.model },
           status: { intValue: 200 }
+        })
+      }
+    }))
+
+  it.effect("pads a caller's trace id shorter than 32 digits with zeros in front, and names each span's own keys in a batch of many", () =>
+    Effect.gen(function*() {
+      const parent = Tracer.externalSpan({ traceId: "abc123", spanId: "00f067aa0ba902b7", sampled: true })
+      const { spans } = yield* exported(
+        512,
+        Effect.forEach(
+          [1, 2, 3],
+          (i) =>
+            Effect.void.pipe(
+              Effect.withSpan(`span ${i}`, { parent, attributes: { shared: i, [`own ${i}`]: `v${i}`, "naïve ✓": "x" } })
+            ),
+          { discard: true }
+        )
+      )
+      assert.deepStrictEqual(spans.map((span) => span.name), ["span 1", "span 2", "span 3"])
+      for (const [i, span] of spans.entries()) {
+        assert.strictEqual((span as { readonly traceId?: string }).traceId, `${"0".repeat(26)}abc123`)
+        assert.strictEqual(span.parentSpanId, "00f067aa0ba902b7")
+        assert.deepStrictEqual(attributesOf(span.attributes), {
+          shared: { intValue: i + 1 },
+          [`own ${i + 1}`]: { stringValue: `v${i + 1}` },
+          "naïve ✓": { stringValue: "x" }
         })
       }
     }))

@@ -14,7 +14,7 @@
  */
 import { GatewayError, TrustedHosts } from "@switchyard/core"
 import { Tracing } from "@switchyard/observability"
-import { Context, Effect, Layer, type Stream, Tracer } from "effect"
+import { Context, Effect, Layer, type Stream } from "effect"
 import { Agent, buildConnector } from "undici"
 import { UndiciExchange } from "./internal/UndiciExchange.ts"
 
@@ -76,7 +76,7 @@ export class UpstreamClient extends Context.Service<UpstreamClient, {
 /** Each call with the `traceparent` of the span it runs under, replacing one a caller forwarded. */
 const withTraceparent = (send: UpstreamClient["Service"]["post"]): UpstreamClient["Service"]["post"] => (request) =>
   Effect.withFiber((fiber) => {
-    const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+    const span = Tracing.callerSpanOf(fiber)
     if (span === undefined) return send(request)
     return send({ ...request, headers: { ...request.headers, traceparent: Tracing.traceparentOf(span) } })
   })

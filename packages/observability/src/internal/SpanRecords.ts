@@ -5,7 +5,8 @@
  *
  * A span is: trace id, span id, parent span id (empty for a root), name (strings); its kind (one
  * byte); start and end time (epoch nanoseconds, 64 bits); the number of its attributes (32 bits),
- * each a key (string), a tag (one byte) and its value (a string, a safe integer as a 64-bit float,
+ * each a key (16 bits: its number in the batch, or 0xffff followed by the key, which takes the
+ * next number), a tag (one byte) and its value (a string, a safe integer as a 64-bit float,
  * nothing for a boolean, or the value's OTLP JSON made where the span ended); last the tail: a
  * zero byte for a span that succeeded with no events or links, else a one and the JSON that closes
  * it (status, events, links), made where the span ended. A string is its length in bytes (32
@@ -33,6 +34,9 @@ const UTF16 = 0x8000_0000
 const ownBuffer = (bytes: ArrayBuffer | Uint8Array<ArrayBuffer>): Buffer<ArrayBuffer> =>
   bytes instanceof ArrayBuffer ? Buffer.from(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
+/** An attribute key's number saying that the key itself follows, and takes the next number. */
+const NEW_KEY = 0xffff
+
 /** An attribute value's tag. */
 const STRING = 0
 const INTEGER = 1
@@ -54,6 +58,8 @@ export class SpanRecords {
   private view: DataView
   length = 0
   count = 0
+  /** The keys written in this batch, by their number. */
+  private readonly keys = new Map<string, number>()
 
   /** Records in a new buffer of `capacity` bytes, or written over `bytes` (a buffer handed back). */
   constructor(capacityOrBytes: number | Uint8Array<ArrayBuffer>) {
@@ -94,6 +100,24 @@ export class SpanRecords {
     this.length = at
   }
 
+  /**
+   * An attribute's key: its number in this batch when it was written before (the keys are few and
+   * the same on every span), else the key itself, numbered from then on.
+   */
+  private key(key: string): void {
+    this.reserve(2)
+    const known = this.keys.get(key)
+    if (known !== undefined) {
+      this.view.setUint16(this.length, known, true)
+      this.length += 2
+      return
+    }
+    this.view.setUint16(this.length, NEW_KEY, true)
+    this.length += 2
+    this.string(key)
+    if (this.keys.size < NEW_KEY) this.keys.set(key, this.keys.size)
+  }
+
   kind(kind: SpanKind): void {
     this.reserve(1)
     this.bytes[this.length++] = kindNumbers[kind]
@@ -113,7 +137,7 @@ export class SpanRecords {
 
   /** An attribute of a plain value (see {@link isPlainValue}), or of a value as its OTLP JSON. */
   attribute(key: string, value: string | number | boolean, json?: string): void {
-    this.string(key)
+    this.key(key)
     this.reserve(9)
     if (json !== undefined) {
       this.bytes[this.length++] = JSON_VALUE
@@ -160,6 +184,9 @@ const trueValue = fragment(`{"boolValue":true}}`)
 const falseValue = fragment(`{"boolValue":false}}`)
 const COMMA = 0x2c
 const CLOSE = 0x7d
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const ZERO = 0x30
 
 /**
  * Per attribute name (the names are few and the same on every span): `{"key":…,"value":`, alone
@@ -225,8 +252,20 @@ class Reader {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
 
+  /** The batch's attribute keys, by number. */
+  private readonly keys: Array<KeyBytes> = []
+
   byte(): number {
     return this.bytes[this.at++] ?? 0
+  }
+
+  key(): KeyBytes {
+    const number = this.view.getUint16(this.at, true)
+    this.at += 2
+    if (number !== NEW_KEY) return this.keys[number] ?? keyBytes("")
+    const key = keyBytes(this.string())
+    if (this.keys.length < NEW_KEY) this.keys.push(key)
+    return key
   }
 
   uint32(): number {
@@ -247,6 +286,35 @@ class Reader {
     return String(value)
   }
 
+  /**
+   * The next string written into `out` as the inside of a JSON string: ASCII that needs no escape
+   * copied byte for byte, anything else through `JsonBytes.chars`. Gives its length in characters.
+   */
+  copyTo(out: JsonBytes): number {
+    const header = this.view.getUint32(this.at, true)
+    const length = header & ~UTF16
+    if (header & UTF16) {
+      const text = this.string()
+      out.chars(text)
+      return text.length
+    }
+    const start = this.at + 4
+    const end = start + length
+    const bytes = this.bytes
+    for (let i = start; i < end; i++) {
+      const code = bytes[i] ?? 0
+      if (code < 0x20 || code === QUOTE || code === BACKSLASH) {
+        const text = this.string()
+        out.chars(text)
+        return text.length
+      }
+    }
+    out.reserve(length)
+    out.length += bytes.copy(out.bytes, out.length, start, end)
+    this.at = end
+    return length
+  }
+
   string(): string {
     const header = this.uint32()
     const length = header & ~UTF16
@@ -258,7 +326,7 @@ class Reader {
 
 /** One attribute, `{"key":…,"value":…}`, as `records` holds it next. */
 const writeAttribute = (records: Reader, out: JsonBytes): void => {
-  const bytes = keyBytes(records.string())
+  const bytes = records.key()
   const tag = records.byte()
   if (tag === TRUE || tag === FALSE) {
     out.raw(bytes.key)
@@ -269,18 +337,25 @@ const writeAttribute = (records: Reader, out: JsonBytes): void => {
     out.json(records.string())
     return out.byte(CLOSE)
   }
-  const value = tag === STRING ? records.string() : records.float64()
+  if (tag === STRING) {
+    out.raw(bytes.stringKey)
+    records.copyTo(out)
+    return out.raw(stringValueEnd)
+  }
+  const value = records.float64()
   const whole = bytes.repeated(value)
   if (whole !== undefined) return out.raw(whole)
-  if (typeof value === "string") {
-    out.raw(bytes.stringKey)
-    out.chars(value)
-    out.raw(stringValueEnd)
-  } else {
-    out.raw(bytes.intKey)
-    out.ascii(String(value))
-    out.raw(intValueEnd)
-  }
+  out.raw(bytes.intKey)
+  out.ascii(String(value))
+  out.raw(intValueEnd)
+}
+
+/** Moves what was written from `at` on `count` bytes on, and fills the gap with zeros (digits). */
+const padFront = (out: JsonBytes, at: number, count: number): void => {
+  out.reserve(count)
+  out.bytes.copy(out.bytes, at + count, at, out.length)
+  out.bytes.fill(ZERO, at, at + count)
+  out.length += count
 }
 
 /** Writes the first `length` bytes of span records as OTLP/JSON spans separated by commas; gives how many. */
@@ -290,16 +365,18 @@ export const writeSpans = (bytes: Uint8Array<ArrayBuffer>, length: number, out: 
   while (records.at < records.length) {
     if (spans > 0) out.byte(COMMA)
     out.raw(traceIdStart)
-    out.chars(records.string().padStart(32, "0"))
+    // a trace id shorter than 32 hex digits (effect's own ids may be) is padded with zeros in front
+    const traceIdAt = out.length
+    const traceIdLength = records.copyTo(out)
+    if (traceIdLength < 32) padFront(out, traceIdAt, 32 - traceIdLength)
     out.raw(spanIdStart)
-    out.chars(records.string())
-    const parent = records.string()
-    if (parent !== "") {
-      out.raw(parentSpanIdStart)
-      out.chars(parent)
-    }
+    records.copyTo(out)
+    const parentAt = out.length
+    out.raw(parentSpanIdStart)
+    // a root has no parent: the field is taken back out
+    if (records.copyTo(out) === 0) out.length = parentAt
     out.raw(nameStart)
-    out.chars(records.string())
+    records.copyTo(out)
     out.raw(kindThenStart[records.byte()] ?? kindThenStart[0] ?? traceIdStart)
     out.ascii(records.time())
     out.raw(endTimeStart)
