@@ -126,7 +126,7 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
     records.string(this.traceId)
     records.string(this.spanId)
     records.string(Option.isSome(this.parent) ? this.parent.value.spanId : "")
-    records.string(this.name)
+    records.text(this.name)
     records.kind(this.kind)
     records.time(startTime)
     records.time(endTime)

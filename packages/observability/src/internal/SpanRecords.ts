@@ -3,15 +3,17 @@
  * event loop as each span ends ({@link SpanRecords}), and read by the thread, which writes their
  * OTLP/JSON ({@link writeSpans}).
  *
- * A span is: trace id, span id, parent span id (empty for a root), name (strings); its kind (one
+ * A span is: trace id, span id, parent span id (empty for a root) (strings), name (a text); its kind (one
  * byte); start and end time (epoch nanoseconds, 64 bits); the number of its attributes (32 bits),
  * each a key (16 bits: its number in the batch, or 0xffff followed by the key, which takes the
- * next number), a tag (one byte) and its value (a string, a safe integer as a 64-bit float,
+ * next number), a tag (one byte) and its value (a text, a safe integer as a 64-bit float,
  * nothing for a boolean, or the value's OTLP JSON made where the span ended); last the tail: a
  * zero byte for a span that succeeded with no events or links, else a one and the JSON that closes
  * it (status, events, links), made where the span ended. A string is its length in bytes (32
  * bits) and its characters: one byte each when all are ASCII, else its UTF-16 code units as they
  * are (the length's top bit set), so that any text, a lone surrogate included, reads back as it was.
+ * A text is 16 bits: its number in the batch when it was written before, or 0xffff followed by
+ * the text as a string, which takes the next number.
  *
  * Why bytes: the batch's buffer is handed to the thread whole (transferred, not copied), and
  * writing a span into it costs the event loop a fraction of a microsecond: keeping the spans' own
@@ -36,6 +38,8 @@ const ownBuffer = (bytes: ArrayBuffer | Uint8Array<ArrayBuffer>): Buffer<ArrayBu
 
 /** An attribute key's number saying that the key itself follows, and takes the next number. */
 const NEW_KEY = 0xffff
+/** A text's number saying that the text itself follows, and takes the next number. */
+const NEW_TEXT = 0xffff
 
 /** An attribute value's tag. */
 const STRING = 0
@@ -60,6 +64,8 @@ export class SpanRecords {
   count = 0
   /** The keys written in this batch, by their number. */
   private readonly keys = new Map<string, number>()
+  /** The texts written in this batch, by their number. */
+  private readonly texts = new Map<string, number>()
 
   /** Records in a new buffer of `capacity` bytes, or written over `bytes` (a buffer handed back). */
   constructor(capacityOrBytes: number | Uint8Array<ArrayBuffer>) {
@@ -99,6 +105,25 @@ export class SpanRecords {
     }
     this.view.setUint32(this.length, (text.length * 2) | UTF16, true)
     this.length = start + this.bytes.write(text, start, "utf16le")
+  }
+
+  /**
+   * A text that may repeat within the batch (a span's name, an attribute's string value): its
+   * number when written before, else the text itself, numbered from then on. Most repeat from
+   * request to request (the route, the provider, the model); a lookup costs less than writing.
+   */
+  text(text: string): void {
+    this.reserve(2)
+    const known = text.length <= MAX_VALUE_LENGTH ? this.texts.get(text) : undefined
+    if (known !== undefined) {
+      this.view.setUint16(this.length, known, true)
+      this.length += 2
+      return
+    }
+    this.view.setUint16(this.length, NEW_TEXT, true)
+    this.length += 2
+    this.string(text)
+    if (text.length <= MAX_VALUE_LENGTH && this.texts.size < NEW_TEXT) this.texts.set(text, this.texts.size)
   }
 
   /**
@@ -145,7 +170,7 @@ export class SpanRecords {
       this.string(json)
     } else if (typeof value === "string") {
       this.bytes[this.length++] = STRING
-      this.string(value)
+      this.text(value)
     } else if (typeof value === "number") {
       this.bytes[this.length++] = INTEGER
       this.view.setFloat64(this.length, value, true)
@@ -255,6 +280,8 @@ class Reader {
 
   /** The batch's attribute keys, by number. */
   private readonly keys: Array<KeyBytes> = []
+  /** Where each of the batch's texts was written, by number. */
+  private readonly texts: Array<number> = []
 
   byte(): number {
     return this.bytes[this.at++] ?? 0
@@ -316,6 +343,21 @@ class Reader {
     return length
   }
 
+  /** The next text (see `SpanRecords.text`) written into `out` as `copyTo` writes a string. */
+  copyTextTo(out: JsonBytes): number {
+    const number = this.view.getUint16(this.at, true)
+    this.at += 2
+    if (number === NEW_TEXT) {
+      if (this.texts.length < NEW_TEXT) this.texts.push(this.at)
+      return this.copyTo(out)
+    }
+    const resume = this.at
+    this.at = this.texts[number] ?? this.at
+    const length = this.copyTo(out)
+    this.at = resume
+    return length
+  }
+
   string(): string {
     const header = this.uint32()
     const length = header & ~UTF16
@@ -340,7 +382,7 @@ const writeAttribute = (records: Reader, out: JsonBytes): void => {
   }
   if (tag === STRING) {
     out.raw(bytes.stringKey)
-    records.copyTo(out)
+    records.copyTextTo(out)
     return out.raw(stringValueEnd)
   }
   const value = records.float64()
@@ -377,7 +419,7 @@ export const writeSpans = (bytes: Uint8Array<ArrayBuffer>, length: number, out: 
     // a root has no parent: the field is taken back out
     if (records.copyTo(out) === 0) out.length = parentAt
     out.raw(nameStart)
-    records.copyTo(out)
+    records.copyTextTo(out)
     out.raw(kindThenStart[records.byte()] ?? kindThenStart[0] ?? traceIdStart)
     out.ascii(records.time())
     out.raw(endTimeStart)
