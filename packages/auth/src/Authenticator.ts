@@ -4,7 +4,7 @@
  */
 import { GatewayError, type Principal } from "@switchyard/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { hash } from "node:crypto"
+import { hash, timingSafeEqual } from "node:crypto"
 import { ApiKeys } from "./ApiKeys.ts"
 import * as JwtVerifier from "./JwtVerifier.ts"
 
@@ -47,12 +47,13 @@ export const adminPrincipal: Principal.Principal = {
  */
 const digest = (key: string): string => hash("sha256", key)
 
-/** Two digests compared in constant time: every character, whatever differs first. */
-const sameDigest = (a: string, b: string): boolean => {
-  let difference = a.length ^ b.length
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i)
-  return difference === 0
-}
+/**
+ * Two digests compared in constant time, natively: a loop over `charCodeAt` here ran fast alone,
+ * but in the gateway its reads of the method missed their inline cache on every character, ~15,000
+ * instructions a request (callgrind). Both are 64 hex digits: their lengths never differ.
+ */
+const sameDigest = (a: string, b: string): boolean =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a, "latin1"), Buffer.from(b, "latin1"))
 
 const missing = new GatewayError.Unauthorized({ message: "x-gateway-api-key: missing" })
 const rejected = new GatewayError.Unauthorized({ message: "x-gateway-api-key: not a valid key" })
