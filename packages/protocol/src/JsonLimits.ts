@@ -29,6 +29,7 @@ const CLOSE_BRACE = 0x7d
  * @since 0.2.0
  */
 export const exceedsDepth = (text: Uint8Array | string, limit: number = MAX_DEPTH): boolean => {
+  if (fewOpenings(text, limit)) return false
   const length = text.length
   const isString = typeof text === "string"
   let depth = 0
@@ -47,6 +48,30 @@ export const exceedsDepth = (text: Uint8Array | string, limit: number = MAX_DEPT
     }
   }
   return false
+}
+
+/**
+ * Whether `text` opens at most `limit` objects and arrays in all, so it cannot nest deeper: the
+ * usual body, told in a few native searches rather than a pass over every character (~10,000
+ * instructions for a small chat request's body, callgrind).
+ */
+const fewOpenings = (text: Uint8Array | string, limit: number): boolean =>
+  typeof text === "string"
+    ? countText(text, "{", limit) + countText(text, "[", limit) <= limit
+    : countBytes(text, OPEN_BRACE, limit) + countBytes(text, OPEN_BRACKET, limit) <= limit
+
+/** How often `text` holds `item`, counted up to one more than `limit`. */
+const countText = (text: string, item: string, limit: number): number => {
+  let found = 0
+  for (let at = text.indexOf(item); at !== -1 && found <= limit; at = text.indexOf(item, at + 1)) found++
+  return found
+}
+
+/** How often `bytes` holds `item`, counted up to one more than `limit`. */
+const countBytes = (bytes: Uint8Array, item: number, limit: number): number => {
+  let found = 0
+  for (let at = bytes.indexOf(item); at !== -1 && found <= limit; at = bytes.indexOf(item, at + 1)) found++
+  return found
 }
 
 /** The rule as a 400 message says it, after the name of the field. @since 0.2.0 */
