@@ -229,7 +229,7 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       }
     }))
 
-  it.effect("pads a caller's trace id shorter than 32 digits with zeros in front, and names each span's own keys in a batch of many", () =>
+  it.effect("pads a caller's trace id shorter than 32 digits with zeros in front, and reads back each span's keys and values in a batch of many, long ones among them", () =>
     Effect.gen(function*() {
       const parent = Tracer.externalSpan({ traceId: "abc123", spanId: "00f067aa0ba902b7", sampled: true })
       const { spans } = yield* exported(
@@ -238,7 +238,10 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
           [1, 2, 3],
           (i) =>
             Effect.void.pipe(
-              Effect.withSpan(`span ${i}`, { parent, attributes: { shared: i, [`own ${i}`]: `v${i}`, "naïve ✓": "x" } })
+              Effect.withSpan(`span ${i}`, {
+                parent,
+                attributes: { long: "l".repeat(300 + i), shared: i, [`own ${i}`]: `v${i}`, "naïve ✓": "x" }
+              })
             ),
           { discard: true }
         )
@@ -248,6 +251,7 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
         assert.strictEqual((span as { readonly traceId?: string }).traceId, `${"0".repeat(26)}abc123`)
         assert.strictEqual(span.parentSpanId, "00f067aa0ba902b7")
         assert.deepStrictEqual(attributesOf(span.attributes), {
+          long: { stringValue: "l".repeat(301 + i) },
           shared: { intValue: i + 1 },
           [`own ${i + 1}`]: { stringValue: `v${i + 1}` },
           "naïve ✓": { stringValue: "x" }

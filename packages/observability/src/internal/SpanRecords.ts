@@ -64,8 +64,10 @@ export class SpanRecords {
   count = 0
   /** The keys written in this batch, by their number. */
   private readonly keys = new Map<string, number>()
-  /** The texts written in this batch, by their number. */
+  /** The texts written in this batch (the short ones, looked up again), by their number. */
   private readonly texts = new Map<string, number>()
+  /** How many texts were written in this batch: the next one's number. */
+  private textCount = 0
 
   /** Records in a new buffer of `capacity` bytes, or written over `bytes` (a buffer handed back). */
   constructor(capacityOrBytes: number | Uint8Array<ArrayBuffer>) {
@@ -123,7 +125,11 @@ export class SpanRecords {
     this.view.setUint16(this.length, NEW_TEXT, true)
     this.length += 2
     this.string(text)
-    if (text.length <= MAX_VALUE_LENGTH && this.texts.size < NEW_TEXT) this.texts.set(text, this.texts.size)
+    // every new text takes a number, as the reader counts them; only the short are looked up again
+    if (this.textCount < NEW_TEXT) {
+      if (text.length <= MAX_VALUE_LENGTH) this.texts.set(text, this.textCount)
+      this.textCount++
+    }
   }
 
   /**
