@@ -1,7 +1,7 @@
 /**
  * Ended spans as the span thread is handed them: a batch's spans as compact bytes, written on the
- * event loop as each span ends ({@link SpanRecords}), and read by the thread, which writes their
- * OTLP/JSON ({@link writeSpans}).
+ * event loop as each span ends ({@link SpanRecords}); the thread reads them and writes their
+ * OTLP/JSON (`SpanJson.writeSpans`).
  *
  * A span is: trace id, span id, parent span id (empty for a root) (strings), name (a text); its kind (one
  * byte); start and end time (epoch nanoseconds, 64 bits); the number of its attributes (32 bits),
@@ -19,34 +19,36 @@
  * writing a span into it costs the event loop a fraction of a microsecond: keeping the spans' own
  * values in an array until the export instead cost several, mostly the garbage collector's, and
  * copying them to the thread as many again. This module imports nothing of the gateway and no
- * `effect`: the thread loads it alone.
+ * `effect`: the thread loads it.
  */
-import { fragment, type JsonBytes } from "./JsonBytes.ts"
 
 /** The span kinds effect's `Tracer` names, in OTLP's `Span.SpanKind` order from 1. */
 export type SpanKind = "internal" | "server" | "client" | "producer" | "consumer"
 
-const kinds: ReadonlyArray<SpanKind> = ["internal", "server", "client", "producer", "consumer"]
+export const kinds: ReadonlyArray<SpanKind> = ["internal", "server", "client", "producer", "consumer"]
 const kindNumbers: Readonly<Record<SpanKind, number>> = { internal: 0, server: 1, client: 2, producer: 3, consumer: 4 }
 
 /** The top bit of a string's length: its characters are UTF-16 code units, not ASCII bytes. */
-const UTF16 = 0x8000_0000
+export const UTF16 = 0x8000_0000
 
 /** A `Buffer` over the whole of `bytes`' memory (never node's shared pool). */
-const ownBuffer = (bytes: ArrayBuffer | Uint8Array<ArrayBuffer>): Buffer<ArrayBuffer> =>
+export const ownBuffer = (bytes: ArrayBuffer | Uint8Array<ArrayBuffer>): Buffer<ArrayBuffer> =>
   bytes instanceof ArrayBuffer ? Buffer.from(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 /** An attribute key's number saying that the key itself follows, and takes the next number. */
-const NEW_KEY = 0xffff
+export const NEW_KEY = 0xffff
 /** A text's number saying that the text itself follows, and takes the next number. */
-const NEW_TEXT = 0xffff
+export const NEW_TEXT = 0xffff
 
 /** An attribute value's tag. */
-const STRING = 0
-const INTEGER = 1
-const TRUE = 2
-const FALSE = 3
-const JSON_VALUE = 4
+export const STRING = 0
+export const INTEGER = 1
+export const TRUE = 2
+export const FALSE = 3
+export const JSON_VALUE = 4
+
+/** Longer texts are written each time they come, never looked up. */
+const MAX_TEXT_LENGTH = 256
 
 /** Whether a value is written as itself; any other is written as its OTLP JSON, made by the caller. */
 export const isPlainValue = (value: unknown): value is string | number | boolean =>
@@ -116,7 +118,7 @@ export class SpanRecords {
    */
   text(text: string): void {
     this.reserve(2)
-    const known = text.length <= MAX_VALUE_LENGTH ? this.texts.get(text) : undefined
+    const known = text.length <= MAX_TEXT_LENGTH ? this.texts.get(text) : undefined
     if (known !== undefined) {
       this.view.setUint16(this.length, known, true)
       this.length += 2
@@ -127,7 +129,7 @@ export class SpanRecords {
     this.string(text)
     // every new text takes a number, as the reader counts them; only the short are looked up again
     if (this.textCount < NEW_TEXT) {
-      if (text.length <= MAX_VALUE_LENGTH) this.texts.set(text, this.textCount)
+      if (text.length <= MAX_TEXT_LENGTH) this.texts.set(text, this.textCount)
       this.textCount++
     }
   }
@@ -192,253 +194,4 @@ export class SpanRecords {
     this.bytes[this.length++] = json === undefined ? 0 : 1
     if (json !== undefined) this.string(json)
   }
-}
-
-/** Values remembered per attribute name, at most; more are written each time. */
-const MAX_VALUES = 64
-/** Longer values are written each time, never remembered. */
-const MAX_VALUE_LENGTH = 256
-
-/** OTLP's `Span.SpanKind` numbers, each with the fields around it. */
-const kindThenStart: ReadonlyArray<Uint8Array> = kinds.map((_, i) =>
-  fragment(`","kind":${i + 1},"startTimeUnixNano":"`)
-)
-const traceIdStart = fragment(`{"traceId":"`)
-const spanIdStart = fragment(`","spanId":"`)
-const parentSpanIdStart = fragment(`","parentSpanId":"`)
-const nameStart = fragment(`","name":"`)
-const endTimeStart = fragment(`","endTimeUnixNano":"`)
-const attributesStart = fragment(`","attributes":[`)
-const succeeded = fragment(`],"status":{"code":1}}`)
-const stringValueEnd = fragment(`"}}`)
-const intValueEnd = fragment(`}}`)
-const trueValue = fragment(`{"boolValue":true}}`)
-const falseValue = fragment(`{"boolValue":false}}`)
-const COMMA = 0x2c
-const CLOSE = 0x7d
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const ZERO = 0x30
-
-/**
- * Per attribute name (the names are few and the same on every span): `{"key":…,"value":`, alone
- * and with the start of a string value and of an integer one; and the whole attribute for each
- * value seen twice, as most repeat from request to request (the route, the provider, the model,
- * the status): a value seen before is then one copy. A value never repeated (a trace id, a token
- * count) is written.
- */
-class KeyBytes {
-  readonly key: Uint8Array
-  readonly stringKey: Uint8Array
-  readonly intKey: Uint8Array
-  private readonly start: string
-  /** A value seen once maps to `null`; seen again, to its whole attribute's bytes. */
-  private readonly values = new Map<string | number, Uint8Array | null>()
-
-  constructor(key: string) {
-    this.start = `{"key":${JSON.stringify(key)},"value":`
-    this.key = fragment(this.start)
-    this.stringKey = fragment(`${this.start}{"stringValue":"`)
-    this.intKey = fragment(`${this.start}{"intValue":`)
-  }
-
-  /** The attribute with `value` (a string, or a safe integer) as bytes, if seen before. */
-  repeated(value: string | number): Uint8Array | undefined {
-    const bytes = this.values.get(value)
-    if (bytes !== undefined && bytes !== null) return bytes
-    if (bytes === null) {
-      const whole = fragment(
-        `${this.start}${
-          typeof value === "string" ? `{"stringValue":${JSON.stringify(value)}` : `{"intValue":${value}`
-        }}}`
-      )
-      this.values.set(value, whole)
-      return whole
-    }
-    const remembered = typeof value === "number" || value.length <= MAX_VALUE_LENGTH
-    if (remembered && this.values.size < MAX_VALUES) this.values.set(value, null)
-    return undefined
-  }
-}
-const keys = new Map<string, KeyBytes>()
-const keyBytes = (key: string): KeyBytes => {
-  let bytes = keys.get(key)
-  if (bytes === undefined) {
-    bytes = new KeyBytes(key)
-    // bounded: a name made per request (none of ours is) is written, not remembered
-    if (keys.size < 1_000) keys.set(key, bytes)
-  }
-  return bytes
-}
-
-/** Reads what {@link SpanRecords} wrote. */
-class Reader {
-  at = 0
-  readonly length: number
-  private readonly bytes: Buffer<ArrayBuffer>
-  private readonly view: DataView
-
-  constructor(bytes: Uint8Array<ArrayBuffer>, length: number) {
-    this.bytes = ownBuffer(bytes)
-    this.length = length
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  }
-
-  /** The batch's attribute keys, by number. */
-  private readonly keys: Array<KeyBytes> = []
-  /** Where each of the batch's texts was written, by number. */
-  private readonly texts: Array<number> = []
-
-  byte(): number {
-    return this.bytes[this.at++] ?? 0
-  }
-
-  key(): KeyBytes {
-    const number = this.view.getUint16(this.at, true)
-    this.at += 2
-    if (number !== NEW_KEY) return this.keys[number] ?? keyBytes("")
-    const key = keyBytes(this.string())
-    if (this.keys.length < NEW_KEY) this.keys.push(key)
-    return key
-  }
-
-  uint32(): number {
-    const value = this.view.getUint32(this.at, true)
-    this.at += 4
-    return value
-  }
-
-  float64(): number {
-    const value = this.view.getFloat64(this.at, true)
-    this.at += 8
-    return value
-  }
-
-  time(): string {
-    const value = this.view.getBigUint64(this.at, true)
-    this.at += 8
-    return String(value)
-  }
-
-  /**
-   * The next string written into `out` as the inside of a JSON string: ASCII that needs no escape
-   * copied byte for byte, anything else through `JsonBytes.chars`. Gives its length in characters.
-   */
-  copyTo(out: JsonBytes): number {
-    const header = this.view.getUint32(this.at, true)
-    const length = header & ~UTF16
-    if (header & UTF16) {
-      const text = this.string()
-      out.chars(text)
-      return text.length
-    }
-    const start = this.at + 4
-    const end = start + length
-    const bytes = this.bytes
-    for (let i = start; i < end; i++) {
-      const code = bytes[i] ?? 0
-      if (code < 0x20 || code === QUOTE || code === BACKSLASH) {
-        const text = this.string()
-        out.chars(text)
-        return text.length
-      }
-    }
-    out.reserve(length)
-    out.length += bytes.copy(out.bytes, out.length, start, end)
-    this.at = end
-    return length
-  }
-
-  /** The next text (see `SpanRecords.text`) written into `out` as `copyTo` writes a string. */
-  copyTextTo(out: JsonBytes): number {
-    const number = this.view.getUint16(this.at, true)
-    this.at += 2
-    if (number === NEW_TEXT) {
-      if (this.texts.length < NEW_TEXT) this.texts.push(this.at)
-      return this.copyTo(out)
-    }
-    const resume = this.at
-    this.at = this.texts[number] ?? this.at
-    const length = this.copyTo(out)
-    this.at = resume
-    return length
-  }
-
-  string(): string {
-    const header = this.uint32()
-    const length = header & ~UTF16
-    const text = this.bytes.toString(header & UTF16 ? "utf16le" : "latin1", this.at, this.at + length)
-    this.at += length
-    return text
-  }
-}
-
-/** One attribute, `{"key":…,"value":…}`, as `records` holds it next. */
-const writeAttribute = (records: Reader, out: JsonBytes): void => {
-  const bytes = records.key()
-  const tag = records.byte()
-  if (tag === TRUE || tag === FALSE) {
-    out.raw(bytes.key)
-    return out.raw(tag === TRUE ? trueValue : falseValue)
-  }
-  if (tag === JSON_VALUE) {
-    out.raw(bytes.key)
-    out.json(records.string())
-    return out.byte(CLOSE)
-  }
-  if (tag === STRING) {
-    out.raw(bytes.stringKey)
-    records.copyTextTo(out)
-    return out.raw(stringValueEnd)
-  }
-  const value = records.float64()
-  const whole = bytes.repeated(value)
-  if (whole !== undefined) return out.raw(whole)
-  out.raw(bytes.intKey)
-  out.ascii(String(value))
-  out.raw(intValueEnd)
-}
-
-/** Moves what was written from `at` on `count` bytes on, and fills the gap with zeros (digits). */
-const padFront = (out: JsonBytes, at: number, count: number): void => {
-  out.reserve(count)
-  out.bytes.copy(out.bytes, at + count, at, out.length)
-  out.bytes.fill(ZERO, at, at + count)
-  out.length += count
-}
-
-/** Writes the first `length` bytes of span records as OTLP/JSON spans separated by commas; gives how many. */
-export const writeSpans = (bytes: Uint8Array<ArrayBuffer>, length: number, out: JsonBytes): number => {
-  const records = new Reader(bytes, length)
-  let spans = 0
-  while (records.at < records.length) {
-    if (spans > 0) out.byte(COMMA)
-    out.raw(traceIdStart)
-    // a trace id shorter than 32 hex digits (effect's own ids may be) is padded with zeros in front
-    const traceIdAt = out.length
-    const traceIdLength = records.copyTo(out)
-    if (traceIdLength < 32) padFront(out, traceIdAt, 32 - traceIdLength)
-    out.raw(spanIdStart)
-    records.copyTo(out)
-    const parentAt = out.length
-    out.raw(parentSpanIdStart)
-    // a root has no parent: the field is taken back out
-    if (records.copyTo(out) === 0) out.length = parentAt
-    out.raw(nameStart)
-    records.copyTextTo(out)
-    out.raw(kindThenStart[records.byte()] ?? kindThenStart[0] ?? traceIdStart)
-    out.ascii(records.time())
-    out.raw(endTimeStart)
-    out.ascii(records.time())
-    out.raw(attributesStart)
-    const attributes = records.uint32()
-    for (let i = 0; i < attributes; i++) {
-      if (i > 0) out.byte(COMMA)
-      writeAttribute(records, out)
-    }
-    if (records.byte() === 0) out.raw(succeeded)
-    else out.json(records.string())
-    spans++
-  }
-  return spans
 }

@@ -8,8 +8,8 @@
  * the gateway's throughput under load (README, "Traces"). A batch's buffer is handed to the thread
  * (transferred, not copied) and handed back with its answer.
  *
- * A thread that dies fails the export it held, and the next export starts another. The thread
- * keeps the process alive only while an export is under way.
+ * The thread starts with the sender. A thread that dies fails the export it held, and the next
+ * export starts another. The thread keeps the process alive only while an export is under way.
  */
 import { Data, Effect, type Scope } from "effect"
 import { extname } from "node:path"
@@ -91,6 +91,15 @@ export const make = (options: Options): Effect.Effect<SpanSender, never, Scope.S
         await last?.terminate()
       })
     )
+    // started now, so that it is up by the first export (a thread takes a while to load its
+    // modules on a busy machine); one that cannot start is tried again at the first export
+    thread = yield* Effect.sync(() => {
+      try {
+        return start()
+      } catch {
+        return undefined
+      }
+    })
 
     const send = (records: SpanRecords) =>
       Effect.callback<Response, SendFailed>((resume) => {

@@ -11,7 +11,7 @@ import * as https from "node:https"
 import { parentPort, workerData } from "node:worker_threads"
 import { gzipSync } from "node:zlib"
 import { fragment, JsonBytes } from "./JsonBytes.ts"
-import { writeSpans } from "./SpanRecords.ts"
+import { writeSpans } from "./SpanJson.ts"
 
 /** What the thread is started with; see `SpanSender.Options`. */
 export interface ThreadOptions {
