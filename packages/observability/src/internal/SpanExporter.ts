@@ -29,8 +29,9 @@ export interface Options {
   readonly scheduleDelay: Duration.Duration
   readonly maxBatchSize: number
   readonly maxQueueSize: number
-  /** How long the last export at shutdown may take, and one export at most. */
+  /** How long the last export at shutdown may take. */
   readonly shutdownTimeout: Duration.Duration
+  /** How long one POST may wait for the collector's answer, in ms. */
   readonly timeoutMs: number
   /** What every request body starts with, before its spans (separated by commas)... */
   readonly head: string

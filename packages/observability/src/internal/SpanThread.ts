@@ -71,7 +71,10 @@ const post = (body: Uint8Array): Promise<Omit<Answer, "id">> =>
       }
     }, (response) => {
       response.resume()
-      response.on("error", (cause) => resolve({ error: cause.message }))
+      response.on("error", (cause) => {
+        clearTimeout(timer)
+        resolve({ error: cause.message })
+      })
       response.on("end", () => {
         clearTimeout(timer)
         const retryAfter = response.headers["retry-after"]
