@@ -135,7 +135,7 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
       const key = this.keys[i] ?? ""
       const value = this.values[i]
       if (isPlainValue(value)) records.attribute(key, value)
-      else records.attribute(key, false, valueJson(value))
+      else records.jsonAttribute(key, valueJson(value))
     }
     const plain = exit._tag === "Success" && this.events === undefined && this.links.length === 0
     records.tail(plain ? undefined : this.tail(endTime, exit))

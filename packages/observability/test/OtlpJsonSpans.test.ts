@@ -240,7 +240,15 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
             Effect.void.pipe(
               Effect.withSpan(`span ${i}`, {
                 parent,
-                attributes: { long: "l".repeat(300 + i), shared: i, [`own ${i}`]: `v${i}`, "naïve ✓": "x" }
+                // "aliased" is a value before it is a key: one numbered text serves as both
+                attributes: {
+                  long: "l".repeat(300 + i),
+                  shared: i,
+                  [`own ${i}`]: `v${i}`,
+                  "naïve ✓": "x",
+                  alias: "aliased",
+                  aliased: true
+                }
               })
             ),
           { discard: true }
@@ -254,7 +262,9 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
           long: { stringValue: "l".repeat(301 + i) },
           shared: { intValue: i + 1 },
           [`own ${i + 1}`]: { stringValue: `v${i + 1}` },
-          "naïve ✓": { stringValue: "x" }
+          "naïve ✓": { stringValue: "x" },
+          alias: { stringValue: "aliased" },
+          aliased: { boolValue: true }
         })
       }
     }))

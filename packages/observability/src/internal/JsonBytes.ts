@@ -47,13 +47,6 @@ export class JsonBytes {
     this.length = at
   }
 
-  /** `text` as a JSON string, quotes included. */
-  string(text: string): void {
-    this.byte(QUOTE)
-    this.chars(text)
-    this.byte(QUOTE)
-  }
-
   /** `text` as the inside of a JSON string, escaped where it must be. */
   chars(text: string): void {
     this.reserve(text.length)

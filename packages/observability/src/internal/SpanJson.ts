@@ -5,7 +5,7 @@
  * This module imports nothing of the gateway and no `effect`: the thread loads it alone.
  */
 import { fragment, type JsonBytes } from "./JsonBytes.ts"
-import { FALSE, JSON_VALUE, kinds, NEW_KEY, NEW_TEXT, ownBuffer, STRING, TRUE, UTF16 } from "./SpanRecords.ts"
+import { FALSE, JSON_VALUE, kinds, NEW_TEXT, ownBuffer, STRING, TRUE, UTF16 } from "./SpanRecords.ts"
 
 /** Values remembered per attribute name, at most; more are written each time. */
 const MAX_VALUES = 64
@@ -89,22 +89,42 @@ class Reader {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
 
-  /** The batch's attribute keys, by number. */
-  private readonly keys: Array<KeyBytes> = []
   /** Where each of the batch's texts was written, by number. */
   private readonly texts: Array<number> = []
+  /** The texts read as attribute keys, by number. */
+  private readonly keys: Array<KeyBytes | undefined> = []
+  /** Whether the text read last was new: written there, not a number for one before. */
+  private newText = false
 
   byte(): number {
     return this.bytes[this.at++] ?? 0
   }
 
+  /** The next text, an attribute's key, as its bytes. */
   key(): KeyBytes {
+    const number = this.textNumber()
+    const known = this.keys[number]
+    if (known !== undefined) return known
+    const resume = this.at
+    this.at = this.texts[number] ?? this.at
+    const key = keyBytes(this.string())
+    if (number >= 0) this.keys[number] = key
+    if (!this.newText) this.at = resume
+    return key
+  }
+
+  /**
+   * The next text's number; a new text's is the number it takes (-1 past the last a batch holds),
+   * and {@link newText} is set. The reader numbers texts as `SpanRecords.text` does.
+   */
+  private textNumber(): number {
     const number = this.view.getUint16(this.at, true)
     this.at += 2
-    if (number !== NEW_KEY) return this.keys[number] ?? keyBytes("")
-    const key = keyBytes(this.string())
-    if (this.keys.length < NEW_KEY) this.keys.push(key)
-    return key
+    this.newText = number === NEW_TEXT
+    if (!this.newText) return number
+    if (this.texts.length === NEW_TEXT) return -1
+    this.texts.push(this.at)
+    return this.texts.length - 1
   }
 
   uint32(): number {
@@ -156,12 +176,8 @@ class Reader {
 
   /** The next text (see `SpanRecords.text`) written into `out` as `copyTo` writes a string. */
   copyTextTo(out: JsonBytes): number {
-    const number = this.view.getUint16(this.at, true)
-    this.at += 2
-    if (number === NEW_TEXT) {
-      if (this.texts.length < NEW_TEXT) this.texts.push(this.at)
-      return this.copyTo(out)
-    }
+    const number = this.textNumber()
+    if (this.newText) return this.copyTo(out)
     const resume = this.at
     this.at = this.texts[number] ?? this.at
     const length = this.copyTo(out)

@@ -5,8 +5,7 @@
  *
  * A span is: trace id, span id, parent span id (empty for a root) (strings), name (a text); its kind (one
  * byte); start and end time (epoch nanoseconds, 64 bits); the number of its attributes (32 bits),
- * each a key (16 bits: its number in the batch, or 0xffff followed by the key, which takes the
- * next number), a tag (one byte) and its value (a text, a safe integer as a 64-bit float,
+ * each a key (a text), a tag (one byte) and its value (a text, a safe integer as a 64-bit float,
  * nothing for a boolean, or the value's OTLP JSON made where the span ended); last the tail: a
  * zero byte for a span that succeeded with no events or links, else a one and the JSON that closes
  * it (status, events, links), made where the span ended. A string is its length in bytes (32
@@ -35,8 +34,6 @@ export const UTF16 = 0x8000_0000
 export const ownBuffer = (bytes: ArrayBuffer | Uint8Array<ArrayBuffer>): Buffer<ArrayBuffer> =>
   bytes instanceof ArrayBuffer ? Buffer.from(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
-/** An attribute key's number saying that the key itself follows, and takes the next number. */
-export const NEW_KEY = 0xffff
 /** A text's number saying that the text itself follows, and takes the next number. */
 export const NEW_TEXT = 0xffff
 
@@ -64,8 +61,6 @@ export class SpanRecords {
   private view: DataView
   length = 0
   count = 0
-  /** The keys written in this batch, by their number. */
-  private readonly keys = new Map<string, number>()
   /** The texts written in this batch (the short ones, looked up again), by their number. */
   private readonly texts = new Map<string, number>()
   /** How many texts were written in this batch: the next one's number. */
@@ -112,9 +107,10 @@ export class SpanRecords {
   }
 
   /**
-   * A text that may repeat within the batch (a span's name, an attribute's string value): its
-   * number when written before, else the text itself, numbered from then on. Most repeat from
-   * request to request (the route, the provider, the model); a lookup costs less than writing.
+   * A text that may repeat within the batch (a span's name, an attribute's key or string value):
+   * its number when written before, else the text itself, numbered from then on. Most repeat from
+   * request to request (the keys, the route, the provider, the model); a lookup costs less than
+   * writing.
    */
   text(text: string): void {
     this.reserve(2)
@@ -134,24 +130,6 @@ export class SpanRecords {
     }
   }
 
-  /**
-   * An attribute's key: its number in this batch when it was written before (the keys are few and
-   * the same on every span), else the key itself, numbered from then on.
-   */
-  private key(key: string): void {
-    this.reserve(2)
-    const known = this.keys.get(key)
-    if (known !== undefined) {
-      this.view.setUint16(this.length, known, true)
-      this.length += 2
-      return
-    }
-    this.view.setUint16(this.length, NEW_KEY, true)
-    this.length += 2
-    this.string(key)
-    if (this.keys.size < NEW_KEY) this.keys.set(key, this.keys.size)
-  }
-
   kind(kind: SpanKind): void {
     this.reserve(1)
     this.bytes[this.length++] = kindNumbers[kind]
@@ -169,14 +147,11 @@ export class SpanRecords {
     this.length += 4
   }
 
-  /** An attribute of a plain value (see {@link isPlainValue}), or of a value as its OTLP JSON. */
-  attribute(key: string, value: string | number | boolean, json?: string): void {
-    this.key(key)
+  /** An attribute of a plain value (see {@link isPlainValue}). */
+  attribute(key: string, value: string | number | boolean): void {
+    this.text(key)
     this.reserve(9)
-    if (json !== undefined) {
-      this.bytes[this.length++] = JSON_VALUE
-      this.string(json)
-    } else if (typeof value === "string") {
+    if (typeof value === "string") {
       this.bytes[this.length++] = STRING
       this.text(value)
     } else if (typeof value === "number") {
@@ -186,6 +161,14 @@ export class SpanRecords {
     } else {
       this.bytes[this.length++] = value ? TRUE : FALSE
     }
+  }
+
+  /** An attribute of any other value, as its OTLP JSON (`AnyValue`). */
+  jsonAttribute(key: string, json: string): void {
+    this.text(key)
+    this.reserve(1)
+    this.bytes[this.length++] = JSON_VALUE
+    this.string(json)
   }
 
   /** The JSON that closes a span, or none for one that succeeded with no events or links. */
