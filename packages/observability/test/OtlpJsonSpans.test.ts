@@ -269,6 +269,35 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       }
     }))
 
+  it.effect("reads back string values that change under their key, alternate, return, or turn into other kinds, in one batch", () =>
+    Effect.gen(function*() {
+      // per span: a value new each time, one of two alternating, one that changes once, and a
+      // key whose value is sometimes a number; a value written unnumbered is never read as a text
+      const valuesOf = (i: number) => ({
+        id: `trace-${i}-${"é".repeat(i % 3)}`,
+        model: i % 2 === 0 ? "gpt-4o-mini" : "claude-haiku",
+        route: i < 3 ? "POST /v1/chat/completions" : "POST /v1/embeddings",
+        mixed: i % 3 === 0 ? i : `m${i % 2}`
+      })
+      const indexes = Array.from({ length: 8 }, (_, i) => i)
+      const { spans } = yield* exported(
+        512,
+        Effect.forEach(indexes, (i) => Effect.void.pipe(Effect.withSpan(`span ${i}`, { attributes: valuesOf(i) })), {
+          discard: true
+        })
+      )
+      assert.deepStrictEqual(spans.map((span) => span.name), indexes.map((i) => `span ${i}`))
+      for (const [i, span] of spans.entries()) {
+        const { id, mixed, model, route } = valuesOf(i)
+        assert.deepStrictEqual(attributesOf(span.attributes), {
+          id: { stringValue: id },
+          model: { stringValue: model },
+          route: { stringValue: route },
+          mixed: typeof mixed === "number" ? { intValue: mixed } : { stringValue: mixed }
+        })
+      }
+    }))
+
   it.effect("keeps the last value of an attribute set twice, as effect's spans do", () =>
     Effect.gen(function*() {
       const { spans } = yield* exported(

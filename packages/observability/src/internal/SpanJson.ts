@@ -5,7 +5,7 @@
  * This module imports nothing of the gateway and no `effect`: the thread loads it alone.
  */
 import { fragment, type JsonBytes } from "./JsonBytes.ts"
-import { FALSE, JSON_VALUE, kinds, NEW_TEXT, ownBuffer, STRING, TRUE, UTF16 } from "./SpanRecords.ts"
+import { FALSE, JSON_VALUE, kinds, NEW_TEXT, ownBuffer, STRING, TRUE, UNNUMBERED_STRING, UTF16 } from "./SpanRecords.ts"
 
 /** Values remembered per attribute name, at most; more are written each time. */
 const MAX_VALUES = 64
@@ -207,9 +207,10 @@ const writeAttribute = (records: Reader, out: JsonBytes): void => {
     out.json(records.string())
     return out.byte(CLOSE)
   }
-  if (tag === STRING) {
+  if (tag === STRING || tag === UNNUMBERED_STRING) {
     out.raw(bytes.stringKey)
-    records.copyTextTo(out)
+    if (tag === STRING) records.copyTextTo(out)
+    else records.copyTo(out)
     return out.raw(stringValueEnd)
   }
   const value = records.float64()

@@ -5,8 +5,9 @@
  *
  * A span is: trace id, span id, parent span id (empty for a root) (strings), name (a text); its kind (one
  * byte); start and end time (epoch nanoseconds, 64 bits); the number of its attributes (32 bits),
- * each a key (a text), a tag (one byte) and its value (a text, a safe integer as a 64-bit float,
- * nothing for a boolean, or the value's OTLP JSON made where the span ended); last the tail: a
+ * each a key (a text), a tag (one byte) and its value (a text, a string not numbered, a safe
+ * integer as a 64-bit float, nothing for a boolean, or the value's OTLP JSON made where the span
+ * ended); last the tail: a
  * zero byte for a span that succeeded with no events or links, else a one and the JSON that closes
  * it (status, events, links), made where the span ended. A string is its length in bytes (32
  * bits) and its characters: one byte each when all are ASCII, else its UTF-16 code units as they
@@ -43,6 +44,8 @@ export const INTEGER = 1
 export const TRUE = 2
 export const FALSE = 3
 export const JSON_VALUE = 4
+/** A string value that is not numbered: one that varies under its key (a trace id), written each time. */
+export const UNNUMBERED_STRING = 5
 
 /** Longer texts are written each time they come, never looked up. */
 const MAX_TEXT_LENGTH = 256
@@ -50,6 +53,14 @@ const MAX_TEXT_LENGTH = 256
 /** Whether a value is written as itself; any other is written as its OTLP JSON, made by the caller. */
 export const isPlainValue = (value: unknown): value is string | number | boolean =>
   typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))
+
+/** An attribute key's number in the batch, and the string value last written under it. */
+interface Slot {
+  readonly key: number
+  value: string | undefined
+  valueNumber: number
+  varies: boolean
+}
 
 /**
  * The spans of one batch, as bytes, with the number written. Its `bytes` grow (doubled, copied)
@@ -63,6 +74,14 @@ export class SpanRecords {
   count = 0
   /** The texts written in this batch (the short ones, looked up again), by their number. */
   private readonly texts = new Map<string, number>()
+  /**
+   * Each attribute key's number and the last string value written under it, with its number.
+   * Why: the values a request carries (its model, route, provider) are new strings each time, which
+   * a lookup in {@link texts} hashes whole; compared with the last one under the same key, most are
+   * found equal without that. A key whose value changed (a trace id) has its values written as
+   * they come, neither hashed nor numbered nor kept.
+   */
+  private readonly slots = new Map<string, Slot>()
   /** How many texts were written in this batch: the next one's number. */
   private textCount = 0
 
@@ -113,21 +132,28 @@ export class SpanRecords {
    * writing.
    */
   text(text: string): void {
+    this.textNumber(text)
+  }
+
+  /** Writes {@link text} and answers the number the text has in the batch. */
+  private textNumber(text: string): number {
     this.reserve(2)
     const known = text.length <= MAX_TEXT_LENGTH ? this.texts.get(text) : undefined
     if (known !== undefined) {
       this.view.setUint16(this.length, known, true)
       this.length += 2
-      return
+      return known
     }
     this.view.setUint16(this.length, NEW_TEXT, true)
     this.length += 2
     this.string(text)
     // every new text takes a number, as the reader counts them; only the short are looked up again
+    const number = this.textCount
     if (this.textCount < NEW_TEXT) {
       if (text.length <= MAX_TEXT_LENGTH) this.texts.set(text, this.textCount)
       this.textCount++
     }
+    return number
   }
 
   kind(kind: SpanKind): void {
@@ -149,11 +175,35 @@ export class SpanRecords {
 
   /** An attribute of a plain value (see {@link isPlainValue}). */
   attribute(key: string, value: string | number | boolean): void {
-    this.text(key)
+    let slot = this.slots.get(key)
+    if (slot === undefined) {
+      slot = { key: this.textNumber(key), value: undefined, valueNumber: 0, varies: false }
+      // a batch past its last number writes its new texts each time
+      if (slot.key < NEW_TEXT) this.slots.set(key, slot)
+    } else {
+      this.reserve(2)
+      this.view.setUint16(this.length, slot.key, true)
+      this.length += 2
+    }
     this.reserve(9)
     if (typeof value === "string") {
-      this.bytes[this.length++] = STRING
-      this.text(value)
+      if (slot.value === value) {
+        this.bytes[this.length++] = STRING
+        this.reserve(2)
+        this.view.setUint16(this.length, slot.valueNumber, true)
+        this.length += 2
+      } else if (slot.varies || slot.value !== undefined) {
+        slot.varies = true
+        this.bytes[this.length++] = UNNUMBERED_STRING
+        this.string(value)
+      } else {
+        this.bytes[this.length++] = STRING
+        const number = this.textNumber(value)
+        if (number < NEW_TEXT) {
+          slot.value = value
+          slot.valueNumber = number
+        }
+      }
     } else if (typeof value === "number") {
       this.bytes[this.length++] = INTEGER
       this.view.setFloat64(this.length, value, true)
