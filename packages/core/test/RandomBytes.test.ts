@@ -13,9 +13,18 @@ describe("RandomBytes", () => {
     assert.strictEqual(seen.size, 600)
   })
 
-  it("writes bytes as hex, two characters a byte", () => {
+  it("writes bytes as hex, two characters a byte, each draw its own bytes, across pool refills and between views", () => {
     assert.match(RandomBytes.hex(8), /^[0-9a-f]{16}$/)
     assert.notStrictEqual(RandomBytes.hex(10), RandomBytes.hex(10))
+    const seen = new Set<string>()
+    // draws of hex and of views share the pool: 1,000 of 10 bytes and 500 of 16 need four pools
+    for (let i = 0; i < 1_000; i++) {
+      const text = RandomBytes.hex(10)
+      assert.match(text, /^[0-9a-f]{20}$/)
+      seen.add(text)
+      if (i % 2 === 0) seen.add(Buffer.from(RandomBytes.take(16)).toString("hex"))
+    }
+    assert.strictEqual(seen.size, 1_500)
   })
 
   it("makes time-ordered ids: 32 hex characters that sort in the order they were made, never twice the same", () => {
