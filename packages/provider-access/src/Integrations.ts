@@ -4,13 +4,12 @@
  * returned; a listing shows the non-secret fields and a hint of each secret.
  */
 import { ServerSecret, StoredRow } from "@switchyard/auth"
-import { GatewayError, TrustedHosts } from "@switchyard/core"
+import { GatewayError, ShortLivedCache, TrustedHosts } from "@switchyard/core"
 import { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import * as CallerUrls from "./internal/CallerUrls.ts"
-import { ShortLivedCache } from "./internal/ShortLivedCache.ts"
 import { type Credentials, credentialsOf, open, seal, visibleSettings } from "./StoredCredentials.ts"
 
 export interface Integration {
@@ -103,7 +102,10 @@ export class Integrations extends Context.Service<Integrations, {
         const secret = yield* ServerSecret.ServerSecret
         const hosts = yield* TrustedHosts.TrustedHosts
         const internal = StoredRow.orInternal("integrations")
-        const resolved = new ShortLivedCache<Option.Option<ResolvedIntegration>>({ capacity: 4096, ttlMs: 2_000 })
+        const resolved = new ShortLivedCache.ShortLivedCache<Option.Option<ResolvedIntegration>>({
+          capacity: 4096,
+          ttlMs: 2_000
+        })
         const select = (where: Statement.Fragment) =>
           sql`SELECT id, workspace_id, slug, provider, name, credentials, settings, created_at, updated_at FROM integrations WHERE ${where}`
             .pipe(Effect.flatMap(decodeRows))
@@ -169,19 +171,22 @@ export class Integrations extends Context.Service<Integrations, {
           resolve: (workspaceId, slug) =>
             resolved.through(
               `${workspaceId}\n${slug}`,
-              Effect.gen(function*() {
-                const [row] = yield* select(sql`workspace_id = ${workspaceId} AND slug = ${slug}`).pipe(internal)
-                if (row === undefined) return Option.none()
-                const credentials = yield* open(secret, row.credentials)
-                const pricing = Option.getOrUndefined(Option.map(decodePricing(row.settings), (found) => found.pricing))
-                return Option.some({
-                  id: row.id,
-                  provider: row.provider,
-                  credentials,
-                  version: row.updated_at,
-                  pricing
+              () =>
+                Effect.gen(function*() {
+                  const [row] = yield* select(sql`workspace_id = ${workspaceId} AND slug = ${slug}`).pipe(internal)
+                  if (row === undefined) return Option.none()
+                  const credentials = yield* open(secret, row.credentials)
+                  const pricing = Option.getOrUndefined(
+                    Option.map(decodePricing(row.settings), (found) => found.pricing)
+                  )
+                  return Option.some({
+                    id: row.id,
+                    provider: row.provider,
+                    credentials,
+                    version: row.updated_at,
+                    pricing
+                  })
                 })
-              })
             )
         })
       })

@@ -5,13 +5,12 @@
  * sealed at rest like any credential, and every answer masks them.
  */
 import { SecretBox, ServerSecret, StoredRow } from "@switchyard/auth"
-import { GatewayError, TrustedHosts } from "@switchyard/core"
+import { GatewayError, ShortLivedCache, TrustedHosts } from "@switchyard/core"
 import { GatewayConfig, StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import * as CallerUrls from "./internal/CallerUrls.ts"
-import { ShortLivedCache } from "./internal/ShortLivedCache.ts"
 
 export interface StoredConfig {
   readonly id: string
@@ -118,7 +117,10 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
         // every URL the config names is refused on save, as it would be when used
         const checkUrls = (config: GatewayConfig.GatewayConfig) => CallerUrls.check(hosts, CallerUrls.ofConfig(config))
         const internal = StoredRow.orInternal("configs")
-        const resolved = new ShortLivedCache<Option.Option<ResolvedConfig>>({ capacity: 4096, ttlMs: 2_000 })
+        const resolved = new ShortLivedCache.ShortLivedCache<Option.Option<ResolvedConfig>>({
+          capacity: 4096,
+          ttlMs: 2_000
+        })
         const seal = (config: GatewayConfig.GatewayConfig) => SecretBox.seal(secret.credentialKey, encodeConfig(config))
         const open = (row: typeof Row.Type): Effect.Effect<OpenedRow, GatewayError.InternalError> =>
           SecretBox.open(secret.credentialKey, row.config).pipe(
@@ -197,10 +199,11 @@ export class StoredConfigs extends Context.Service<StoredConfigs, {
           resolve: (workspaceId, id) =>
             resolved.through(
               `${workspaceId}\n${id}`,
-              Effect.map(select(sql`workspace_id = ${workspaceId} AND id = ${id}`), ([row]) =>
-                row === undefined
-                  ? Option.none()
-                  : Option.some({ id: row.id, config: row.config, version: row.version }))
+              () =>
+                Effect.map(select(sql`workspace_id = ${workspaceId} AND id = ${id}`), ([row]) =>
+                  row === undefined
+                    ? Option.none()
+                    : Option.some({ id: row.id, config: row.config, version: row.version }))
             )
         })
       })

@@ -4,14 +4,13 @@
  * an API key; the credentials behind it are sealed.
  */
 import { ServerSecret, StoredRow } from "@switchyard/auth"
-import { GatewayError, TrustedHosts } from "@switchyard/core"
+import { GatewayError, ShortLivedCache, TrustedHosts } from "@switchyard/core"
 import type { StoredObjectRequests } from "@switchyard/protocol"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { createHmac, randomBytes } from "node:crypto"
 import type { ResolvedIntegration } from "./Integrations.ts"
 import * as CallerUrls from "./internal/CallerUrls.ts"
-import { ShortLivedCache } from "./internal/ShortLivedCache.ts"
 import { credentialsOf, open, seal, visibleSettings } from "./StoredCredentials.ts"
 
 export interface VirtualKey {
@@ -78,7 +77,10 @@ export class VirtualKeys extends Context.Service<VirtualKeys, {
         const hosts = yield* TrustedHosts.TrustedHosts
         const internal = StoredRow.orInternal("virtual keys")
         const hashOf = (token: string) => createHmac("sha256", secret.apiKeyHmacKey).update(token).digest("hex")
-        const resolved = new ShortLivedCache<Option.Option<ResolvedIntegration>>({ capacity: 4096, ttlMs: 2_000 })
+        const resolved = new ShortLivedCache.ShortLivedCache<Option.Option<ResolvedIntegration>>({
+          capacity: 4096,
+          ttlMs: 2_000
+        })
         const select = (where: Statement.Fragment) =>
           sql`SELECT id, workspace_id, name, provider, key_prefix, credentials, settings, created_at FROM virtual_keys WHERE deleted_at IS NULL AND ${where}`
             .pipe(Effect.flatMap(decodeRows), internal)
@@ -132,12 +134,13 @@ export class VirtualKeys extends Context.Service<VirtualKeys, {
             const hash = hashOf(token)
             return resolved.through(
               `${workspaceId}\n${hash}`,
-              Effect.gen(function*() {
-                const [row] = yield* select(sql`workspace_id = ${workspaceId} AND key_hash = ${hash}`)
-                if (row === undefined) return Option.none()
-                const credentials = yield* open(secret, row.credentials)
-                return Option.some({ id: row.id, provider: row.provider, credentials, version: row.created_at })
-              })
+              () =>
+                Effect.gen(function*() {
+                  const [row] = yield* select(sql`workspace_id = ${workspaceId} AND key_hash = ${hash}`)
+                  if (row === undefined) return Option.none()
+                  const credentials = yield* open(secret, row.credentials)
+                  return Option.some({ id: row.id, provider: row.provider, credentials, version: row.created_at })
+                })
             )
           }
         })

@@ -1,15 +1,14 @@
 /**
  * What usage-limit and rate-limit policies share in the database: rows per workspace with a
  * `status` (`active` or `archived`), read by id or listed newest first, written whole, archived
- * rather than deleted, and the active ones cached a second for the stage (`ActiveCache`). Each
+ * rather than deleted, and the active ones cached a second for the stage (core's `ShortLivedCache`). Each
  * kind says its table, its columns and its words for messages; its service adds what is its own
  * (building a policy from a request, checking an update, a usage policy's reset).
  */
-import { GatewayError } from "@switchyard/core"
+import { GatewayError, ShortLivedCache } from "@switchyard/core"
 import { UsageLimitsPolicy } from "@switchyard/protocol"
 import { Clock, Effect, Schema } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
-import { ActiveCache } from "./ActiveCache.ts"
 
 export type Status = "active" | "archived"
 
@@ -63,6 +62,14 @@ export interface PolicyStore<P extends StoredPolicy> {
   readonly activeKept: (workspaceId: string, now: number) => ReadonlyArray<P> | undefined
 }
 
+/**
+ * The active policies per workspace are kept a second: the stage reads them on every request, and
+ * a change made on another replica is seen within that second (a change made here, at once).
+ */
+const ACTIVE_TTL_MS = 1_000
+/** Workspaces whose active policies are kept; past it the least recently used is read again. */
+const ACTIVE_CAPACITY = 10_000
+
 /** A database failure is logged and answered as a 500 naming the kind of policy. */
 const internal = (many: string) => <A>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError>) =>
   Effect.catch(effect, (error) =>
@@ -72,7 +79,10 @@ const internal = (many: string) => <A>(effect: Effect.Effect<A, SqlError.SqlErro
     ))
 
 export const make = <P extends StoredPolicy>(sql: SqlClient.SqlClient, kind: PolicyTable<P>): PolicyStore<P> => {
-  const cache = new ActiveCache<P>()
+  const cache = new ShortLivedCache.ShortLivedCache<ReadonlyArray<P>>({
+    capacity: ACTIVE_CAPACITY,
+    ttlMs: ACTIVE_TTL_MS
+  })
   const orInternal = internal(kind.noun.many)
   const table = sql(kind.table)
   const select = (workspaceId: string, status: Status, id?: string) =>
@@ -111,7 +121,7 @@ export const make = <P extends StoredPolicy>(sql: SqlClient.SqlClient, kind: Pol
         const found = yield* get(workspaceId, id, "active")
         return yield* write({ ...found, status: "archived", lastUpdatedAt: yield* Clock.currentTimeMillis })
       }),
-    active: (workspaceId) => cache.get(workspaceId, () => select(workspaceId, "active")),
+    active: (workspaceId) => cache.through(workspaceId, () => select(workspaceId, "active")),
     activeKept: (workspaceId, now) => cache.peek(workspaceId, now)
   }
 }
