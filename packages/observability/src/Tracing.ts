@@ -156,6 +156,14 @@ class ServerError extends Error {
   override readonly name = "ServerError"
 }
 
+/** A span that takes a record of attributes at once (the OTLP/JSON tracer's), undefined ones left out. */
+interface AttributesAtOnce {
+  readonly attributesAtOnce: (record: Readonly<Record<string, unknown>>) => void
+}
+
+const hasAttributesAtOnce = (span: Tracer.Span): span is Tracer.Span & AttributesAtOnce =>
+  "attributesAtOnce" in span && typeof span.attributesAtOnce === "function"
+
 /**
  * Ends a span started by {@link startServerSpan} with its attributes (undefined ones are left out)
  * and the answer's status.
@@ -167,9 +175,13 @@ export const endServerSpan = (
   attributes: Readonly<Record<string, string | number | boolean | undefined>>
 ): void => {
   if (!span.sampled) return span.end(clock.currentTimeNanosUnsafe(), Exit.void)
-  for (const key in attributes) {
-    const value = attributes[key]
-    if (value !== undefined) span.attribute(key, value)
+  if (hasAttributesAtOnce(span)) {
+    span.attributesAtOnce(attributes)
+  } else {
+    for (const key in attributes) {
+      const value = attributes[key]
+      if (value !== undefined) span.attribute(key, value)
+    }
   }
   span.end(
     clock.currentTimeNanosUnsafe(),

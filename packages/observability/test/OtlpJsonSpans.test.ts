@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { OtlpTraces } from "@switchyard/observability"
-import { Effect, Exit, Fiber, Layer, Metric, Scope, Tracer } from "effect"
+import { OtlpTraces, Tracing } from "@switchyard/observability"
+import { Clock, Effect, Exit, Fiber, Layer, Metric, Scope, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -296,6 +296,38 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
           mixed: typeof mixed === "number" ? { intValue: mixed } : { stringValue: mixed }
         })
       }
+    }))
+
+  it.effect("ends a request span with its attributes at once, leaving out the undefined, and a 5xx as an error", () =>
+    Effect.gen(function*() {
+      const attributes = { "http.route": "/v1/chat/completions", "gen_ai.request.model": undefined, status: 503 }
+      const { spans } = yield* exported(
+        512,
+        Effect.gen(function*() {
+          const tracer = yield* Effect.tracer
+          const clock = yield* Clock.Clock
+          const sampler = { parentBased: true, ratio: 1 }
+          const fresh = Tracing.startServerSpan(tracer, clock, sampler, "fresh", undefined)
+          Tracing.endServerSpan(fresh, clock, 503, attributes)
+          // a span that has an attribute already: one set again keeps the value set last
+          const noted = Tracing.startServerSpan(tracer, clock, sampler, "noted", undefined)
+          noted.attribute("status", 0)
+          noted.attribute("kept", true)
+          Tracing.endServerSpan(noted, clock, 200, attributes)
+        })
+      )
+      const [fresh, noted] = spans
+      assert.deepStrictEqual(fresh?.attributes, [
+        { key: "http.route", value: { stringValue: "/v1/chat/completions" } },
+        { key: "status", value: { intValue: 503 } }
+      ])
+      assert.strictEqual(fresh?.status?.code, 2)
+      assert.deepStrictEqual(noted?.attributes, [
+        { key: "status", value: { intValue: 503 } },
+        { key: "kept", value: { boolValue: true } },
+        { key: "http.route", value: { stringValue: "/v1/chat/completions" } }
+      ])
+      assert.strictEqual(noted?.status?.code, 1)
     }))
 
   it.effect("keeps the last value of an attribute set twice, as effect's spans do", () =>
