@@ -269,7 +269,7 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       }
     }))
 
-  it.effect("reads back string values that change under their key, alternate, return, or turn into other kinds, in one batch", () =>
+  it.effect("reads back span names and string values that change under their key, alternate, return, or turn into other kinds, in one batch", () =>
     Effect.gen(function*() {
       // per span: a value new each time, one of two alternating, one that changes once, and a
       // key whose value is sometimes a number; a value written unnumbered is never read as a text
@@ -279,14 +279,19 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
         route: i < 3 ? "POST /v1/chat/completions" : "POST /v1/embeddings",
         mixed: i % 3 === 0 ? i : `m${i % 2}`
       })
+      // names that repeat, alternate and return, within a kind and across kinds
+      const nameOf = (i: number) => i % 3 === 0 ? "alpha" : `beta ${i % 2}`
+      const kindOf = (i: number) => i % 2 === 0 ? "client" as const : "internal" as const
       const indexes = Array.from({ length: 8 }, (_, i) => i)
       const { spans } = yield* exported(
         512,
-        Effect.forEach(indexes, (i) => Effect.void.pipe(Effect.withSpan(`span ${i}`, { attributes: valuesOf(i) })), {
-          discard: true
-        })
+        Effect.forEach(
+          indexes,
+          (i) => Effect.void.pipe(Effect.withSpan(nameOf(i), { attributes: valuesOf(i), kind: kindOf(i) })),
+          { discard: true }
+        )
       )
-      assert.deepStrictEqual(spans.map((span) => span.name), indexes.map((i) => `span ${i}`))
+      assert.deepStrictEqual(spans.map((span) => span.name), indexes.map(nameOf))
       for (const [i, span] of spans.entries()) {
         const { id, mixed, model, route } = valuesOf(i)
         assert.deepStrictEqual(attributesOf(span.attributes), {
