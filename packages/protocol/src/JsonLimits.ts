@@ -57,20 +57,17 @@ export const exceedsDepth = (text: Uint8Array | string, limit: number = MAX_DEPT
  */
 const fewOpenings = (text: Uint8Array | string, limit: number): boolean =>
   typeof text === "string"
-    ? countText(text, "{", limit) + countText(text, "[", limit) <= limit
-    : countBytes(text, OPEN_BRACE, limit) + countBytes(text, OPEN_BRACKET, limit) <= limit
+    ? count(text, "{", limit) + count(text, "[", limit) <= limit
+    : count(text, OPEN_BRACE, limit) + count(text, OPEN_BRACKET, limit) <= limit
 
-/** How often `text` holds `item`, counted up to one more than `limit`. */
-const countText = (text: string, item: string, limit: number): number => {
+/** How often `text` holds `item` (natively searched), counted up to one more than `limit`. */
+const count = <I>(
+  text: { readonly indexOf: (item: I, from?: number) => number },
+  item: I,
+  limit: number
+): number => {
   let found = 0
   for (let at = text.indexOf(item); at !== -1 && found <= limit; at = text.indexOf(item, at + 1)) found++
-  return found
-}
-
-/** How often `bytes` holds `item`, counted up to one more than `limit`. */
-const countBytes = (bytes: Uint8Array, item: number, limit: number): number => {
-  let found = 0
-  for (let at = bytes.indexOf(item); at !== -1 && found <= limit; at = bytes.indexOf(item, at + 1)) found++
   return found
 }
 

@@ -59,7 +59,6 @@ interface Slot {
   readonly key: number
   value: string | undefined
   valueNumber: number
-  varies: boolean
 }
 
 /**
@@ -129,23 +128,15 @@ export class SpanRecords {
    * A text that may repeat within the batch (a span's name, an attribute's key or string value):
    * its number when written before, else the text itself, numbered from then on. Most repeat from
    * request to request (the keys, the route, the provider, the model); a lookup costs less than
-   * writing.
+   * writing. Answers the text's number (`NEW_TEXT` past the last a batch holds).
    */
-  text(text: string): void {
-    this.textNumber(text)
-  }
-
-  /** Writes {@link text} and answers the number the text has in the batch. */
-  private textNumber(text: string): number {
-    this.reserve(2)
+  text(text: string): number {
     const known = text.length <= MAX_TEXT_LENGTH ? this.texts.get(text) : undefined
     if (known !== undefined) {
-      this.view.setUint16(this.length, known, true)
-      this.length += 2
+      this.number16(known)
       return known
     }
-    this.view.setUint16(this.length, NEW_TEXT, true)
-    this.length += 2
+    this.number16(NEW_TEXT)
     this.string(text)
     // every new text takes a number, as the reader counts them; only the short are looked up again
     const number = this.textCount
@@ -154,6 +145,13 @@ export class SpanRecords {
       this.textCount++
     }
     return number
+  }
+
+  /** A text's number, or `NEW_TEXT`. */
+  private number16(value: number): void {
+    this.reserve(2)
+    this.view.setUint16(this.length, value, true)
+    this.length += 2
   }
 
   kind(kind: SpanKind): void {
@@ -177,28 +175,24 @@ export class SpanRecords {
   attribute(key: string, value: string | number | boolean): void {
     let slot = this.slots.get(key)
     if (slot === undefined) {
-      slot = { key: this.textNumber(key), value: undefined, valueNumber: 0, varies: false }
+      slot = { key: this.text(key), value: undefined, valueNumber: 0 }
       // a batch past its last number writes its new texts each time
       if (slot.key < NEW_TEXT) this.slots.set(key, slot)
     } else {
-      this.reserve(2)
-      this.view.setUint16(this.length, slot.key, true)
-      this.length += 2
+      this.number16(slot.key)
     }
     this.reserve(9)
     if (typeof value === "string") {
       if (slot.value === value) {
         this.bytes[this.length++] = STRING
-        this.reserve(2)
-        this.view.setUint16(this.length, slot.valueNumber, true)
-        this.length += 2
-      } else if (slot.varies || slot.value !== undefined) {
-        slot.varies = true
+        this.number16(slot.valueNumber)
+      } else if (slot.value !== undefined) {
+        // the value changed under its key: from now on, as it comes
         this.bytes[this.length++] = UNNUMBERED_STRING
         this.string(value)
       } else {
         this.bytes[this.length++] = STRING
-        const number = this.textNumber(value)
+        const number = this.text(value)
         if (number < NEW_TEXT) {
           slot.value = value
           slot.valueNumber = number
