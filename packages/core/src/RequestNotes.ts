@@ -34,8 +34,18 @@ export interface HookNote {
 }
 
 export interface RequestNotes {
-  /** In the order the hooks ended; results a stream's checks reach after it ended come last. */
+  /**
+   * In the order the hooks ended; results a stream's checks reach after it ended come last. Set
+   * (empty) by a stage that may note results as it starts ({@link expectHooks}): a recorder reads
+   * the results of a request that has it when it writes the record, and of one that has not,
+   * knows there are none, without keeping its notes.
+   */
   hooks?: Array<HookNote>
+}
+
+/** Marks the notes of a request whose hooks may note results, before any has. */
+export const expectHooks = (notes: RequestNotes): void => {
+  notes.hooks ??= []
 }
 
 /** Adds hook results to the request's notes. */

@@ -143,6 +143,8 @@ const guarded = (runtime: Runtime, plan: Plan, path: string): Guard => (next) =>
   Effect.gen(function*() {
     const workspaceId = request.context.principal.workspaceId
     const notes = request.context.notes
+    // the request's record reads the results when it is written: a stream's checks may end after it
+    if (notes !== undefined) RequestNotes.expectHooks(notes)
     const beforeHooks = yield* resolveItems(runtime, plan.before, workspaceId)
     const afterHooks = yield* resolveItems(runtime, plan.after, workspaceId)
     const before = yield* runHooks(

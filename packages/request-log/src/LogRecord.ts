@@ -86,10 +86,7 @@ export const bodyText = (body: unknown): string | null => {
   return text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text
 }
 
-/** A value bound to one of a row's columns. */
-export type ColumnValue = string | number | null
-
-/** The columns of a row but its id, in the order {@link appendRow} gives their values. */
+/** The columns of a row but its id, in the order `LogRows` writes their values. */
 export const COLUMNS = [
   "workspace_id",
   "position",
@@ -114,44 +111,6 @@ export const COLUMNS = [
   "request_body",
   "response_body"
 ] as const
-
-/**
- * Appends the row of an entry but its id to `values`, in the order of {@link COLUMNS}, off the
- * request path. A batch's rows are one flat array: no object, key list or array a row.
- */
-export const appendRow = (values: Array<ColumnValue>, entry: Entry): void => {
-  values.push(
-    entry.workspaceId,
-    entry.receivedAt,
-    entry.traceId,
-    entry.route,
-    entry.endpoint ?? null,
-    entry.status,
-    entry.stream ? 1 : 0,
-    entry.provider ?? null,
-    entry.model ?? null,
-    entry.targetPath ?? null,
-    entry.usage?.inputTokens ?? null,
-    entry.usage?.outputTokens ?? null,
-    entry.costUsd !== undefined && Number.isFinite(entry.costUsd) ? entry.costUsd : null,
-    entry.latencyMs,
-    entry.firstTokenMs ?? null,
-    entry.cacheStatus ?? null,
-    entry.retries ?? null,
-    entry.apiKeyId ?? null,
-    JSON.stringify(entry.metadata),
-    entry.notes?.hooks === undefined ? null : JSON.stringify(entry.notes.hooks),
-    bodyText(entry.requestBody),
-    bodyText(entry.responseBody)
-  )
-}
-
-/** The row of an entry as an object, by column (for an INSERT built by effect/sql). */
-export const toRow = (id: string, entry: Entry): Readonly<Record<string, ColumnValue>> => {
-  const values: Array<ColumnValue> = []
-  appendRow(values, entry)
-  return Object.fromEntries([["id", id], ...COLUMNS.map((column, index) => [column, values[index] ?? null])])
-}
 
 /** Postgres answers BIGINT as text. */
 const Num = Schema.Union([Schema.Finite, Schema.NumberFromString])

@@ -1,9 +1,10 @@
 /**
  * The request log's writer (extensions.md, "Running it", request log). A request that ends hands
- * its entry to `record`, which only pushes it onto a bounded in-memory buffer: no database, no
- * waiting, no serialising on the request path. A background fiber writes the buffer in batches
- * (every `flushIntervalMs`, or at once when `batchSize` entries wait); when the buffer is full,
- * or a batch cannot be written, entries are dropped and counted in
+ * its entry to `record`, which writes it as a row of bytes into the batch being filled
+ * (`LogRows`): no database, no waiting, and nothing of the request kept on the heap; its bodies
+ * and hook results, if any, are serialised when the batch is written. A background fiber writes
+ * the batches (every `flushIntervalMs`, or at once when `batchSize` rows wait); when the buffer is
+ * full, or a batch cannot be written, rows are dropped and counted in
  * `gateway_log_records_dropped_total` — a slow or failing database never slows or fails a
  * request. What is buffered is written when the layer closes (at shutdown). Another fiber deletes
  * the records older than the retention period every hour.
@@ -18,6 +19,7 @@
 import { RetentionSweep } from "@switchyard/storage"
 import { Config, Context, Duration, Effect, Fiber, Latch, Layer, Metric, Schema, Semaphore } from "effect"
 import type { Entry } from "./LogRecord.ts"
+import { LogRows } from "./LogRows.ts"
 import { RequestLogStore } from "./RequestLogStore.ts"
 
 export interface Options {
@@ -100,31 +102,54 @@ const make = (options: Options) =>
     const droppedFull = droppedRecords("buffer_full")
     const droppedFailed = droppedRecords("write_failed")
 
-    let buffer: Array<Entry> = []
+    /** Full batches waiting, oldest first; then the one being filled. */
+    const full: Array<LogRows> = []
+    let filling: LogRows | undefined = undefined
+    /** Rows waiting, in both. */
+    let waiting = 0
+    // a batch's bytes start at the size the last full one needed, so they are rarely grown
+    let capacity = 16 * 1024
     const batchWaiting = Latch.makeUnsafe(false)
     // one batch written at a time: a flush waits for the batch the background fiber is writing,
     // so what a caller flushed is written when its flush returns (GET /v1/logs flushes, then reads)
     const writing = Semaphore.makeUnsafe(1)
 
     const record = (entry: Entry): void => {
-      if (buffer.length >= bufferLimit) return droppedFull.updateUnsafe(1, context)
-      buffer.push(entry)
-      if (buffer.length === batchSize) batchWaiting.openUnsafe()
+      if (waiting >= bufferLimit) return droppedFull.updateUnsafe(1, context)
+      filling ??= new LogRows(capacity)
+      filling.add(entry)
+      waiting++
+      if (filling.count === batchSize) {
+        capacity = Math.max(capacity, filling.length + (filling.length >> 3))
+        full.push(filling)
+        filling = undefined
+        batchWaiting.openUnsafe()
+      }
+    }
+
+    /** The oldest full batch, else the one being filled, however few it holds. */
+    const take = (): LogRows | undefined => {
+      let batch = full.shift()
+      if (batch === undefined && filling !== undefined) {
+        batch = filling
+        filling = undefined
+      }
+      if (full.length === 0) batchWaiting.closeUnsafe()
+      if (batch !== undefined) waiting -= batch.count
+      return batch
     }
 
     /** One batch off the front of the buffer, written; a failure drops and counts it. */
     const writeBatch = writing.withPermits(1)(Effect.suspend(() => {
-      const batch = buffer.length <= batchSize ? buffer : buffer.slice(0, batchSize)
-      buffer = buffer.length <= batchSize ? [] : buffer.slice(batchSize)
-      if (buffer.length < batchSize) batchWaiting.closeUnsafe()
-      if (batch.length === 0) return Effect.void
+      const batch = take()
+      if (batch === undefined) return Effect.void
       return store.write(batch).pipe(
         // stopped half-way (shutdown past its limit): the batch is lost, and counted
-        Effect.onInterrupt(() => Effect.sync(() => droppedFailed.updateUnsafe(batch.length, context))),
+        Effect.onInterrupt(() => Effect.sync(() => droppedFailed.updateUnsafe(batch.count, context))),
         Effect.catchCause((cause) => {
-          droppedFailed.updateUnsafe(batch.length, context)
+          droppedFailed.updateUnsafe(batch.count, context)
           return Effect.logWarning(
-            `request log: ${batch.length} records dropped, the batch could not be written`,
+            `request log: ${batch.count} records dropped, the batch could not be written`,
             cause
           )
         })
@@ -132,7 +157,7 @@ const make = (options: Options) =>
     }))
 
     const flush = Effect.whileLoop({
-      while: () => buffer.length > 0,
+      while: () => waiting > 0,
       body: () => writeBatch,
       step: () => {}
     }).pipe(Effect.andThen(writing.withPermits(1)(Effect.void)))
@@ -143,9 +168,9 @@ const make = (options: Options) =>
      * commit (on SQLite, 10-row batches cost the writer ~4 × the CPU a row of 500-row batches).
      */
     const writeBuffered = Effect.suspend(() => {
-      let batches = Math.ceil(buffer.length / batchSize)
+      let batches = full.length + (filling === undefined ? 0 : 1)
       return Effect.whileLoop({
-        while: () => batches > 0 && buffer.length > 0,
+        while: () => batches > 0 && waiting > 0,
         body: () => writeBatch,
         step: () => {
           batches--
@@ -175,7 +200,7 @@ const make = (options: Options) =>
         Effect.andThen(flush),
         Effect.timeoutOrElse({
           duration: SHUTDOWN_FLUSH_LIMIT,
-          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(buffer.length, context))
+          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(waiting, context))
         })
       )
     )

@@ -10,6 +10,7 @@ import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { v7 as timeOrderedId } from "uuid"
 import type { LogQuery } from "./LogQuery.ts"
 import * as LogRecord from "./LogRecord.ts"
+import type { LogRows } from "./LogRows.ts"
 
 /**
  * Record ids are UUIDv7: time-ordered, so each one lands at the end of the primary key's index.
@@ -25,10 +26,11 @@ const newId = (): string => timeOrderedId({ random: RandomBytes.take(16) })
 const ROWS_PER_INSERT = 100
 
 export class RequestLogStore extends Context.Service<RequestLogStore, {
-  /** Writes a batch of entries; the store gives each its id. */
-  readonly write: (
-    entries: ReadonlyArray<LogRecord.Entry>
-  ) => Effect.Effect<void, SqlError.SqlError | SqliteWriter.WriterThreadError>
+  /**
+   * Writes a batch of rows; the store gives each its id. On SQLite's writer thread the batch's
+   * bytes are handed over: the batch is not written twice.
+   */
+  readonly write: (rows: LogRows) => Effect.Effect<void, SqlError.SqlError | SqliteWriter.WriterThreadError>
   readonly list: (
     workspaceId: string,
     query: LogQuery
@@ -70,14 +72,17 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
               writer.write([{ sql: DELETE_CHUNK, width: 2, values: [epochMs, SWEEP_CHUNK] }]),
               ([deleted]) => deleted ?? 0
             )),
-        write: (entries) => {
-          if (entries.length === 0) return Effect.void
-          const values: Array<LogRecord.ColumnValue> = []
-          for (const entry of entries) LogRecord.appendRow(values, entry)
-          return Effect.asVoid(
-            writer.write([{ sql: INSERT_WITH_NEW_ID, width: LogRecord.COLUMNS.length, values, newId: true }])
+        write: (rows) =>
+          rows.count === 0 ? Effect.void : Effect.asVoid(
+            writer.write([{
+              sql: INSERT_WITH_NEW_ID,
+              width: LogRecord.COLUMNS.length,
+              bytes: rows.bytes,
+              length: rows.length,
+              later: rows.laterValues(),
+              newId: true
+            }])
           )
-        }
       })
     })
   )
@@ -128,9 +133,9 @@ const make = (sql: SqlClient.SqlClient): RequestLogStore["Service"] => {
 
   return RequestLogStore.of({
     // one transaction a batch: on SQLite one commit (and its fsync, on the event loop) instead of one per INSERT
-    write: (entries) =>
+    write: (batch) =>
       sql.withTransaction(Effect.forEach(
-        chunksOf(entries.map((entry) => LogRecord.toRow(newId(), entry)), ROWS_PER_INSERT),
+        chunksOf(batch.toRows(newId), ROWS_PER_INSERT),
         (rows) =>
           Arr.isArrayNonEmpty(rows) ? Effect.asVoid(sql`INSERT INTO request_logs ${sql.insert(rows)}`) : Effect.void,
         { discard: true }

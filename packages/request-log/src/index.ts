@@ -1,6 +1,7 @@
 export * as AnswerFacts from "./AnswerFacts.ts"
 export * as LogQuery from "./LogQuery.ts"
 export * as LogRecord from "./LogRecord.ts"
+export * as LogRows from "./LogRows.ts"
 export * as RecordedGateway from "./RecordedGateway.ts"
 export * as RequestLog from "./RequestLog.ts"
 export * as RequestLogStore from "./RequestLogStore.ts"

@@ -6,7 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { GatewayError } from "@switchyard/core"
-import { LogRecord, RequestLog, RequestLogStore } from "@switchyard/request-log"
+import { LogRecord, LogRows, RequestLog, RequestLogStore } from "@switchyard/request-log"
+import type { RowBytes } from "@switchyard/storage"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Context, Effect, Exit, Fiber, Latch, Layer, Metric, Scope } from "effect"
 import { SqlError } from "effect/sql"
@@ -16,16 +17,16 @@ import { entry as logEntry } from "./support/LogEntries.ts"
 /** The support's chat completion entry, received at `receivedAt` (the TestClock's start unless told). */
 const entry = (traceId: string, receivedAt = 0): LogRecord.Entry => logEntry(traceId, { receivedAt })
 
-/** A store whose writes are kept in `written`, or stall forever, or fail. */
+/** A store whose writes are kept in `written` (each batch's trace ids), or stall forever, or fail. */
 const storeThat = (behaviour: "writes" | "stalls" | "fails") => {
-  const written: Array<ReadonlyArray<LogRecord.Entry>> = []
+  const written: Array<ReadonlyArray<RowBytes.Value | undefined>> = []
   const store = RequestLogStore.RequestLogStore.of({
-    write: (entries) => {
+    write: (rows) => {
       if (behaviour === "stalls") return Effect.never
       if (behaviour === "fails") {
         return Effect.fail(new SqlError.SqlError({ reason: new SqlError.UnknownError({ cause: "down" }) }))
       }
-      return Effect.sync(() => void written.push(entries))
+      return Effect.sync(() => void written.push(rows.toRows(() => "").map((row) => row.trace_id)))
     },
     list: () => Effect.die("unused"),
     get: () => Effect.fail(new GatewayError.NotFound({ message: "unused" })),
@@ -41,7 +42,7 @@ const heldStore = () => {
   const held = Layer.succeed(
     RequestLogStore.RequestLogStore,
     RequestLogStore.RequestLogStore.of({
-      write: (entries) => Effect.andThen(release.await, Effect.sync(() => void written.push(entries.length))),
+      write: (rows) => Effect.andThen(release.await, Effect.sync(() => void written.push(rows.count))),
       list: () => Effect.die("unused"),
       get: () => Effect.fail(new GatewayError.NotFound({ message: "unused" })),
       deleteBefore: () => Effect.succeed(0)
@@ -72,7 +73,7 @@ describe("RequestLog", () => {
       log.record(entry("b"))
       assert.deepStrictEqual(written, [])
       yield* TestClock.adjust("1 second")
-      assert.deepStrictEqual(written.map((batch) => batch.map((e) => e.traceId)), [["a", "b"]])
+      assert.deepStrictEqual(written, [["a", "b"]])
     })))
 
   it.effect("writes at once when a full batch waits, without waiting for the interval", () =>
@@ -150,7 +151,7 @@ describe("RequestLog", () => {
       const { log, scope } = yield* writer(layer, { flushIntervalMs: 60_000 })
       log.record(entry("last words"))
       yield* Scope.close(scope, Exit.void)
-      assert.deepStrictEqual(written.map((batch) => batch.map((e) => e.traceId)), [["last words"]])
+      assert.deepStrictEqual(written, [["last words"]])
     })))
 
   it.effect("does not hold the shutdown longer than 5 s on a stalled store, and counts what it dropped", () =>
@@ -168,7 +169,7 @@ describe("RequestLog", () => {
     Effect.gen(function*() {
       const day = 86_400_000
       const store = yield* RequestLogStore.RequestLogStore
-      yield* store.write([entry("old", 0)])
+      yield* store.write(LogRows.LogRows.of([entry("old", 0)]))
       const { log } = yield* writer(Layer.succeed(RequestLogStore.RequestLogStore, store), {
         enabled: false,
         retentionDays: 30,
@@ -188,7 +189,7 @@ describe("RequestLog", () => {
     Effect.gen(function*() {
       const day = 86_400_000
       const store = yield* RequestLogStore.RequestLogStore
-      yield* store.write([entry("old", 0), entry("recent", 20 * day)])
+      yield* store.write(LogRows.LogRows.of([entry("old", 0), entry("recent", 20 * day)]))
       const { log } = yield* writer(Layer.succeed(RequestLogStore.RequestLogStore, store), {
         retentionDays: 30,
         flushIntervalMs: day

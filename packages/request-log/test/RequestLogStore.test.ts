@@ -5,7 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { RequestNotes } from "@switchyard/core"
-import { type LogQuery, type LogRecord, RequestLogStore } from "@switchyard/request-log"
+import { type LogQuery, type LogRecord, LogRows, RequestLogStore } from "@switchyard/request-log"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Layer } from "effect"
 import { entry } from "./support/LogEntries.ts"
@@ -45,9 +45,9 @@ for (const { layer: store, name } of stores) {
       it.effect("reads back a record as the API answers it", () =>
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
-          yield* store.write([
+          yield* store.write(LogRows.LogRows.of([
             entry("t-shape", { stream: true, firstTokenMs: 4.5, requestBody: { model: "m" }, responseBody: [{ a: 1 }] })
-          ])
+          ]))
           const [record] = (yield* store.list("ws-1", { ...page, trace_id: "t-shape" })).data
           assert.deepStrictEqual({ ...record, id: "" }, {
             id: "",
@@ -79,11 +79,13 @@ for (const { layer: store, name } of stores) {
 
       it.effect("keeps each hook's result, as noted by the time the batch is written", () =>
         Effect.gen(function*() {
+          // a request whose hooks may note results is marked as its guardrails stage starts
           const notes: RequestNotes.RequestNotes = {}
-          const logged = entry("t-hooks", { notes })
+          RequestNotes.expectHooks(notes)
+          const recorded = LogRows.LogRows.of([entry("t-hooks", { notes }), entry("t-no-hooks", { notes: {} })])
           // noted after the request was recorded (a stream's checks), before the batch is written
           RequestNotes.noteHooks(notes, [denied])
-          yield* (yield* RequestLogStore.RequestLogStore).write([logged, entry("t-no-hooks")])
+          yield* (yield* RequestLogStore.RequestLogStore).write(recorded)
           const store = yield* RequestLogStore.RequestLogStore
           const [record] = (yield* store.list("ws-1", { ...page, trace_id: "t-hooks" })).data
           assert.deepStrictEqual(record?.hook_results, [denied])
@@ -96,7 +98,7 @@ for (const { layer: store, name } of stores) {
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
           const ws = "ws-filters"
-          yield* store.write([
+          yield* store.write(LogRows.LogRows.of([
             entry("f-1", { workspaceId: ws, receivedAt: 1_000_000 }),
             entry("f-2", { workspaceId: ws, receivedAt: 2_000_500, status: 502, usage: undefined, costUsd: undefined }),
             entry("f-3", {
@@ -106,7 +108,7 @@ for (const { layer: store, name } of stores) {
               model: "claude",
               apiKeyId: "k2"
             })
-          ])
+          ]))
           const list = (query: Omit<LogQuery.LogQuery, "limit" | "order">) =>
             Effect.map(store.list(ws, { ...page, ...query }), (answer) => traces(answer.data))
           assert.deepStrictEqual(yield* list({}), ["f-3", "f-2", "f-1"])
@@ -125,7 +127,7 @@ for (const { layer: store, name } of stores) {
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
           const ws = "ws-pages"
-          yield* store.write([1, 2, 3, 4, 5].map((n) => entry(`p-${n}`, { workspaceId: ws, receivedAt: n * 1000 })))
+          yield* store.write(LogRows.LogRows.of([1, 2, 3, 4, 5].map((n) => entry(`p-${n}`, { workspaceId: ws, receivedAt: n * 1000 }))))
           const first = yield* store.list(ws, { ...page, limit: 2 })
           assert.deepStrictEqual([traces(first.data), first.has_more], [["p-5", "p-4"], true])
           const second = yield* store.list(ws, { ...page, limit: 2, after: first.last_id ?? "" })
@@ -141,7 +143,7 @@ for (const { layer: store, name } of stores) {
       it.effect("keeps each workspace's records to itself", () =>
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
-          yield* store.write([entry("mine", { workspaceId: "ws-a" }), entry("theirs", { workspaceId: "ws-b" })])
+          yield* store.write(LogRows.LogRows.of([entry("mine", { workspaceId: "ws-a" }), entry("theirs", { workspaceId: "ws-b" })]))
           const [mine] = (yield* store.list("ws-a", page)).data
           assert.deepStrictEqual(traces((yield* store.list("ws-a", page)).data), ["mine"])
           assert.strictEqual((yield* Effect.flip(store.get("ws-b", mine?.id ?? "")))._tag, "NotFound")
@@ -162,12 +164,12 @@ for (const { layer: store, name } of stores) {
               (_, index) => entry(`gone-${index}`, { workspaceId: ws, receivedAt: before - count + index })
             )
           // two and a half chunks, then exactly two: the sweep stops at a short chunk, or an empty one
-          yield* store.write([
+          yield* store.write(LogRows.LogRows.of([
             ...old(RequestLogStore.SWEEP_CHUNK * 2.5, 1_000),
             entry("kept", { workspaceId: ws, receivedAt: 9_000_000_000_000 })
-          ])
+          ]))
           assert.strictEqual(yield* store.deleteBefore(1_000), RequestLogStore.SWEEP_CHUNK * 2.5)
-          yield* store.write(old(RequestLogStore.SWEEP_CHUNK * 2, 1_000))
+          yield* store.write(LogRows.LogRows.of(old(RequestLogStore.SWEEP_CHUNK * 2, 1_000)))
           assert.strictEqual(yield* store.deleteBefore(1_000), RequestLogStore.SWEEP_CHUNK * 2)
           assert.strictEqual(yield* store.deleteBefore(1_000), 0)
           assert.deepStrictEqual(traces((yield* store.list(ws, page)).data), ["kept"])
@@ -177,7 +179,7 @@ for (const { layer: store, name } of stores) {
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
           const ws = "ws-many"
-          yield* store.write(Array.from({ length: 250 }, (_, n) => entry(`m-${n}`, { workspaceId: ws })))
+          yield* store.write(LogRows.LogRows.of(Array.from({ length: 250 }, (_, n) => entry(`m-${n}`, { workspaceId: ws }))))
           const listed = yield* store.list(ws, { ...page, limit: 100 })
           assert.isTrue(listed.has_more)
           assert.strictEqual(listed.data.length, 100)
@@ -191,7 +193,7 @@ for (const { layer: store, name } of stores) {
           for (let n = 0; n < 5; n++) {
             const before = Date.now()
             while (Date.now() === before) yield* Effect.yieldNow
-            yield* store.write([entry(`i-${n}`, { workspaceId: ws, receivedAt: 1_700_000_000_000 + n })])
+            yield* store.write(LogRows.LogRows.of([entry(`i-${n}`, { workspaceId: ws, receivedAt: 1_700_000_000_000 + n })]))
           }
           // listed newest received first: reversed, the order they were written in
           const written = (yield* store.list(ws, page)).data.map((record) => record.id).reverse()

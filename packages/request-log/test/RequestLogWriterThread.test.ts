@@ -4,7 +4,7 @@
  * thread cannot write fails with its reason.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { RequestLogStore } from "@switchyard/request-log"
+import { LogRows, RequestLogStore } from "@switchyard/request-log"
 import { Database, SqliteWriter } from "@switchyard/storage"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Fiber, Layer } from "effect"
@@ -38,7 +38,7 @@ describe("the request log's SQLite writer thread", () => {
         execution_time: 1,
         checks: [{ id: "default.contains", verdict: true, explanation: "0 of 1 words found", execution_time: 1 }]
       }]
-      yield* store.write(Array.from({ length: 250 }, (_, index) => ({ ...entry(`t-${index}`), notes: { hooks } })))
+      yield* store.write(LogRows.LogRows.of(Array.from({ length: 250 }, (_, index) => ({ ...entry(`t-${index}`), notes: { hooks } }))))
       const page = yield* store.list("ws-1", { limit: 100, order: "desc", trace_id: "t-249" })
       assert.strictEqual(page.data.length, 1)
       assert.deepStrictEqual(page.data[0]?.metadata, { team: "search" })
@@ -50,11 +50,11 @@ describe("the request log's SQLite writer thread", () => {
     Effect.gen(function*() {
       const store = yield* RequestLogStore.RequestLogStore
       const old = RequestLogStore.SWEEP_CHUNK * 10
-      yield* store.write(Array.from({ length: old }, (_, index) => entry(`old-${index}`, { receivedAt: index })))
+      yield* store.write(LogRows.LogRows.of(Array.from({ length: old }, (_, index) => entry(`old-${index}`, { receivedAt: index }))))
       const sweep = yield* Effect.forkChild(store.deleteBefore(old))
       // the sweep sends its first chunk to the thread before this batch
       yield* Effect.yieldNow
-      yield* store.write([entry("t-new")])
+      yield* store.write(LogRows.LogRows.of([entry("t-new")]))
       // one DELETE would have held the batch behind all ten thousand rows
       assert.isUndefined(sweep.pollUnsafe())
       assert.strictEqual(yield* Fiber.join(sweep), old)
@@ -69,7 +69,7 @@ describe("the request log's SQLite writer thread", () => {
       new DatabaseSync(elsewhere).close()
       return Effect.gen(function*() {
         const store = yield* RequestLogStore.RequestLogStore
-        const error = yield* Effect.flip(store.write([entry("t-lost")]))
+        const error = yield* Effect.flip(store.write(LogRows.LogRows.of([entry("t-lost")])))
         assert.strictEqual(error._tag, "WriterThreadError")
         assert.match(error.message, /request_logs/)
       }).pipe(

@@ -30,12 +30,13 @@ import { Clock, Context, Data, Duration, Effect, FiberSet, Layer, type Scope } f
 import { extname } from "node:path"
 import { Worker } from "node:worker_threads"
 import type { Synchronous } from "./internal/sqliteConnection.ts"
+import type * as RowBytes from "./RowBytes.ts"
 
 /** The writer thread failed a write, or stopped. */
 export class WriterThreadError extends Data.TaggedError("WriterThreadError")<{ readonly message: string }> {}
 
 /** A value SQLite binds as it is. */
-export type Value = string | number | null
+export type Value = RowBytes.Value
 
 /**
  * One statement run once per row: `values` holds the rows one after another, `width` values a
@@ -46,6 +47,20 @@ export interface Rows {
   readonly sql: string
   readonly width: number
   readonly values: ReadonlyArray<Value>
+  readonly newId?: boolean
+}
+
+/**
+ * Rows as `RowBytes` wrote them, their values left for later beside them: `bytes` is transferred
+ * to the thread (unusable here from then on), not copied.
+ */
+export interface EncodedRows {
+  readonly sql: string
+  readonly width: number
+  readonly bytes: Uint8Array<ArrayBuffer>
+  /** How many of `bytes` hold rows. */
+  readonly length: number
+  readonly later: ReadonlyArray<Value>
   readonly newId?: boolean
 }
 
@@ -88,7 +103,7 @@ export class SqliteWriter extends Context.Service<SqliteWriter, {
    * Runs `statements` in the thread, all or nothing; succeeds once they are committed with the
    * number of rows each changed, in their order; fails (rolled back) with the thread's reason.
    */
-  readonly write: (statements: ReadonlyArray<Rows>) => Effect.Effect<ReadonlyArray<number>, WriterThreadError>
+  readonly write: (statements: ReadonlyArray<Rows | EncodedRows>) => Effect.Effect<ReadonlyArray<number>, WriterThreadError>
 }>()("@switchyard/storage/SqliteWriter") {
   /** A writer thread on the database file, stopped with the layer. */
   static readonly layer = (options: WriterOptions): Layer.Layer<SqliteWriter> =>
@@ -192,7 +207,9 @@ export const make = (options: WriterOptions): Effect.Effect<SqliteWriter["Servic
                 ? Effect.succeed(changes ?? [])
                 : Effect.fail(new WriterThreadError({ message: error }))
             ))
-          worker.postMessage({ id, statements })
+          const transfer: Array<ArrayBuffer> = []
+          for (const statement of statements) if ("bytes" in statement) transfer.push(statement.bytes.buffer)
+          worker.postMessage({ id, statements }, transfer)
         })
     })
   })

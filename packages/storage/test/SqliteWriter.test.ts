@@ -4,7 +4,7 @@
  * itself and fails with SQLite's reason, and the thread goes on; a stopped thread fails every write.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SqliteWriter } from "@switchyard/storage"
+import { RowBytes, SqliteWriter } from "@switchyard/storage"
 import { TestDatabase } from "@switchyard/storage/testing"
 import { Effect, Exit, Logger, Result, Scope } from "effect"
 import { SqlClient } from "effect/sql"
@@ -86,6 +86,49 @@ describe("SqliteWriter", () => {
         const madeAt = Number.parseInt(row.id.replaceAll("-", "").slice(0, 12), 16)
         assert.isTrue(madeAt >= before && madeAt <= after, `${row.id} made at ${madeAt}`)
       }
+    }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
+
+  it.effect("writes rows handed over as bytes, with their values left for later, and new ids", () =>
+    Effect.gen(function*() {
+      yield* createNotes
+      const writer = yield* SqliteWriter.SqliteWriter
+      const rows = new RowBytes.RowWriter(2)
+      for (const [body, n] of [["same", 1], ["same", null], ["naïve ☃", 3]] as const) {
+        rows.value(body)
+        rows.value(n)
+      }
+      rows.value("x")
+      rows.later()
+      const changed = yield* writer.write([{
+        sql: INSERT_NOTE,
+        width: 2,
+        bytes: rows.bytes,
+        length: rows.length,
+        later: [4],
+        newId: true
+      }])
+      assert.deepStrictEqual(changed, [4])
+      // handed over, not copied: the buffer is the thread's now
+      assert.strictEqual(rows.bytes.buffer.byteLength, 0)
+      const kept = yield* notes
+      // ids made in one millisecond are not in the rows' order: compared as a set
+      const byText = (rows: ReadonlyArray<readonly [string, number | null]>) => rows.map((row) => JSON.stringify(row)).sort()
+      assert.deepStrictEqual(
+        byText(kept.map(({ body, n }) => [body, n])),
+        byText([["same", 1], ["same", null], ["naïve ☃", 3], ["x", 4]])
+      )
+      assert.isTrue(kept.every((row) => validate(row.id) && version(row.id) === 7))
+      // bytes that are not rows of the width fail the write, and nothing of it stays
+      const wrong = new RowBytes.RowWriter(3)
+      wrong.value("a")
+      wrong.value("b")
+      wrong.value(1)
+      const error = yield* Effect.flip(writer.write([
+        { sql: INSERT_NOTE, width: 3, values: ["z", "first", 0] },
+        { sql: INSERT_NOTE, width: 2, bytes: wrong.bytes, length: wrong.length, later: [] }
+      ]))
+      assert.match(error.message, /the last row has 1 of its 2 values/)
+      assert.strictEqual((yield* notes).length, 4)
     }).pipe(Effect.provide(TestDatabase.layerSqliteFile)))
 
   it.effect("a write that fails part way leaves nothing of itself, fails with SQLite's reason, and the thread goes on", () =>
