@@ -44,8 +44,22 @@ export class LogRows {
     return this.writer.length
   }
 
-  /** Appends an entry's row but its id, in the order of `COLUMNS`. */
+  /**
+   * Appends an entry's row but its id, in the order of `COLUMNS`. An entry that cannot be written
+   * (a value of the wrong type) throws, and leaves the rows before it whole.
+   */
   add(entry: Entry): void {
+    const later = this.later.length
+    try {
+      this.write(entry)
+    } catch (cause) {
+      this.writer.dropPartialRow()
+      this.later.length = later
+      throw cause
+    }
+  }
+
+  private write(entry: Entry): void {
     const row = this.writer
     row.value(entry.workspaceId)
     row.value(entry.receivedAt)

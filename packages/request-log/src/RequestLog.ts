@@ -117,7 +117,13 @@ const make = (options: Options) =>
     const record = (entry: Entry): void => {
       if (waiting >= bufferLimit) return droppedFull.updateUnsafe(1, context)
       filling ??= new LogRows(capacity)
-      filling.add(entry)
+      try {
+        filling.add(entry)
+      } catch {
+        // run where a request ends (a response's close event): an entry that cannot be written
+        // is counted as lost, never thrown there
+        return droppedFailed.updateUnsafe(1, context)
+      }
       waiting++
       if (filling.count === batchSize) {
         capacity = Math.max(capacity, filling.length + (filling.length >> 3))

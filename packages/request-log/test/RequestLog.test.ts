@@ -165,6 +165,19 @@ describe("RequestLog", () => {
       assert.strictEqual(yield* dropped("write_failed"), 1)
     })))
 
+  it.effect("counts an entry it cannot write as lost, and writes the others whole", () =>
+    isolated(Effect.gen(function*() {
+      const { layer, written } = storeThat("writes")
+      const { log } = yield* writer(layer, { flushIntervalMs: 1_000 })
+      log.record(entry("a"))
+      // a value of no column's type, past the row's first texts: thrown half-way through the row
+      log.record({ ...entry("broken"), latencyMs: 1n as unknown as number })
+      log.record(entry("b"))
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(written, [["a", "b"]])
+      assert.strictEqual(yield* dropped("write_failed"), 1)
+    })))
+
   it.effect("records nothing when it is off, and still sweeps what is past retention", () =>
     Effect.gen(function*() {
       const day = 86_400_000

@@ -44,6 +44,8 @@ export class RowWriter {
   rows = 0
   private view: DataView
   private column = 0
+  /** Where the row being written began. */
+  private rowStart = 0
   /** The text last written in each column. */
   private readonly lastTexts: Array<string | undefined>
 
@@ -75,8 +77,21 @@ export class RowWriter {
   value(value: Value): void {
     if (value === null) this.tag(NULL)
     else if (typeof value === "number") this.number(value)
-    else this.text(value)
+    else if (typeof value === "string") this.text(value)
+    // a caller past the types (a bigint, an object) is refused before anything of it is written
+    else throw new TypeError(`a column's value is a string, a number or null, not ${typeof value}`)
     this.next()
+  }
+
+  /**
+   * Drops a row begun but not completed (its writer failed half-way), so that the rows before it
+   * stay whole. The texts written so far are forgotten: the next of each column is written in full.
+   */
+  dropPartialRow(): void {
+    if (this.column === 0) return
+    this.length = this.rowStart
+    this.column = 0
+    this.lastTexts.fill(undefined)
   }
 
   /** The next column's value is handed over when the rows are, in order with the other later ones. */
@@ -89,6 +104,7 @@ export class RowWriter {
     if (++this.column === this.width) {
       this.column = 0
       this.rows++
+      this.rowStart = this.length
     }
   }
 

@@ -76,6 +76,19 @@ describe("RowBytes", () => {
     assert.deepStrictEqual(readBack(writer, later), [["x", "y"], ["y", "x"], ["y", "x"]])
   })
 
+  it("drops a row left half-written, keeping the rows before it and reading the next ones right", () => {
+    const writer = new RowBytes.RowWriter(3)
+    for (const value of ["kept", "same", 1]) writer.value(value)
+    // a row that fails after two of its texts, one of them new to its column
+    writer.value("kept")
+    writer.value("never read")
+    writer.dropPartialRow()
+    for (const value of ["kept", "never read", 2]) writer.value(value)
+    for (const value of ["kept", "same", 3]) writer.value(value)
+    assert.strictEqual(writer.rows, 3)
+    assert.deepStrictEqual(readBack(writer, []), [["kept", "same", 1], ["kept", "never read", 2], ["kept", "same", 3]])
+  })
+
   it("refuses bytes that are not rows of its width", () => {
     const { writer } = written(2, [["abc", 1]])
     const read = (bytes: Uint8Array, length: number, width = 2, later: ReadonlyArray<RowBytes.Value> = []) => () =>
