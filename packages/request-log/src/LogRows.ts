@@ -5,9 +5,9 @@
  * request may still be noting when it ends (its hooks' results, while a stream's checks run) and
  * its bodies (kept only with `GATEWAY_LOG_BODIES`) are read when the batch is written.
  */
+import type { RequestNotes } from "@switchyard/core"
 import { RowBytes } from "@switchyard/storage"
 import { bodyText, COLUMNS, type Entry } from "./LogRecord.ts"
-import type { RequestNotes } from "@switchyard/core"
 
 /** A value read when the batch is written: a request's hook results, or one of its bodies. */
 type Later = { readonly notes: RequestNotes.RequestNotes } | { readonly body: unknown }

@@ -127,7 +127,9 @@ for (const { layer: store, name } of stores) {
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
           const ws = "ws-pages"
-          yield* store.write(LogRows.LogRows.of([1, 2, 3, 4, 5].map((n) => entry(`p-${n}`, { workspaceId: ws, receivedAt: n * 1000 }))))
+          yield* store.write(
+            LogRows.LogRows.of([1, 2, 3, 4, 5].map((n) => entry(`p-${n}`, { workspaceId: ws, receivedAt: n * 1000 })))
+          )
           const first = yield* store.list(ws, { ...page, limit: 2 })
           assert.deepStrictEqual([traces(first.data), first.has_more], [["p-5", "p-4"], true])
           const second = yield* store.list(ws, { ...page, limit: 2, after: first.last_id ?? "" })
@@ -143,7 +145,9 @@ for (const { layer: store, name } of stores) {
       it.effect("keeps each workspace's records to itself", () =>
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
-          yield* store.write(LogRows.LogRows.of([entry("mine", { workspaceId: "ws-a" }), entry("theirs", { workspaceId: "ws-b" })]))
+          yield* store.write(
+            LogRows.LogRows.of([entry("mine", { workspaceId: "ws-a" }), entry("theirs", { workspaceId: "ws-b" })])
+          )
           const [mine] = (yield* store.list("ws-a", page)).data
           assert.deepStrictEqual(traces((yield* store.list("ws-a", page)).data), ["mine"])
           assert.strictEqual((yield* Effect.flip(store.get("ws-b", mine?.id ?? "")))._tag, "NotFound")
@@ -179,7 +183,9 @@ for (const { layer: store, name } of stores) {
         Effect.gen(function*() {
           const store = yield* RequestLogStore.RequestLogStore
           const ws = "ws-many"
-          yield* store.write(LogRows.LogRows.of(Array.from({ length: 250 }, (_, n) => entry(`m-${n}`, { workspaceId: ws }))))
+          yield* store.write(
+            LogRows.LogRows.of(Array.from({ length: 250 }, (_, n) => entry(`m-${n}`, { workspaceId: ws })))
+          )
           const listed = yield* store.list(ws, { ...page, limit: 100 })
           assert.isTrue(listed.has_more)
           assert.strictEqual(listed.data.length, 100)
@@ -193,7 +199,9 @@ for (const { layer: store, name } of stores) {
           for (let n = 0; n < 5; n++) {
             const before = Date.now()
             while (Date.now() === before) yield* Effect.yieldNow
-            yield* store.write(LogRows.LogRows.of([entry(`i-${n}`, { workspaceId: ws, receivedAt: 1_700_000_000_000 + n })]))
+            yield* store.write(
+              LogRows.LogRows.of([entry(`i-${n}`, { workspaceId: ws, receivedAt: 1_700_000_000_000 + n })])
+            )
           }
           // listed newest received first: reversed, the order they were written in
           const written = (yield* store.list(ws, page)).data.map((record) => record.id).reverse()

@@ -38,7 +38,9 @@ describe("the request log's SQLite writer thread", () => {
         execution_time: 1,
         checks: [{ id: "default.contains", verdict: true, explanation: "0 of 1 words found", execution_time: 1 }]
       }]
-      yield* store.write(LogRows.LogRows.of(Array.from({ length: 250 }, (_, index) => ({ ...entry(`t-${index}`), notes: { hooks } }))))
+      yield* store.write(
+        LogRows.LogRows.of(Array.from({ length: 250 }, (_, index) => ({ ...entry(`t-${index}`), notes: { hooks } })))
+      )
       const page = yield* store.list("ws-1", { limit: 100, order: "desc", trace_id: "t-249" })
       assert.strictEqual(page.data.length, 1)
       assert.deepStrictEqual(page.data[0]?.metadata, { team: "search" })
@@ -50,7 +52,9 @@ describe("the request log's SQLite writer thread", () => {
     Effect.gen(function*() {
       const store = yield* RequestLogStore.RequestLogStore
       const old = RequestLogStore.SWEEP_CHUNK * 10
-      yield* store.write(LogRows.LogRows.of(Array.from({ length: old }, (_, index) => entry(`old-${index}`, { receivedAt: index }))))
+      yield* store.write(
+        LogRows.LogRows.of(Array.from({ length: old }, (_, index) => entry(`old-${index}`, { receivedAt: index })))
+      )
       const sweep = yield* Effect.forkChild(store.deleteBefore(old))
       // the sweep sends its first chunk to the thread before this batch
       yield* Effect.yieldNow

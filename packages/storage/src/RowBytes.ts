@@ -53,7 +53,9 @@ export class RowWriter {
 
   constructor(width: number, capacity = 16 * 1024) {
     this.width = width
-    if (!Number.isInteger(width) || width < 1) throw new RangeError(`a row's width must be a whole number from 1, not ${width}`)
+    if (!Number.isInteger(width) || width < 1) {
+      throw new RangeError(`a row's width must be a whole number from 1, not ${width}`)
+    }
     this.bytes = ownBuffer(new ArrayBuffer(capacity))
     this.view = new DataView(this.bytes.buffer)
     this.lastTexts = Array.from({ length: width }, () => undefined)
@@ -180,7 +182,9 @@ export const readRows = (
       value = lastTexts[column] ?? null
       if (value === null) throw new RangeError(`a repeated text at byte ${at - 1} has no text before it in its column`)
     } else if (tag === LATER) {
-      if (laterAt >= later.length) throw new RangeError(`more values left for later than the ${later.length} handed over`)
+      if (laterAt >= later.length) {
+        throw new RangeError(`more values left for later than the ${later.length} handed over`)
+      }
       value = later[laterAt++] ?? null
     } else {
       throw new RangeError(`unknown tag ${tag} at byte ${at - 1}`)

@@ -103,7 +103,9 @@ export class SqliteWriter extends Context.Service<SqliteWriter, {
    * Runs `statements` in the thread, all or nothing; succeeds once they are committed with the
    * number of rows each changed, in their order; fails (rolled back) with the thread's reason.
    */
-  readonly write: (statements: ReadonlyArray<Rows | EncodedRows>) => Effect.Effect<ReadonlyArray<number>, WriterThreadError>
+  readonly write: (
+    statements: ReadonlyArray<Rows | EncodedRows>
+  ) => Effect.Effect<ReadonlyArray<number>, WriterThreadError>
 }>()("@switchyard/storage/SqliteWriter") {
   /** A writer thread on the database file, stopped with the layer. */
   static readonly layer = (options: WriterOptions): Layer.Layer<SqliteWriter> =>

@@ -52,7 +52,10 @@ describe("RowBytes", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 6 }).chain((width) =>
-          fc.tuple(fc.constant(width), fc.array(fc.array(cell, { minLength: width, maxLength: width }), { maxLength: 30 }))
+          fc.tuple(
+            fc.constant(width),
+            fc.array(fc.array(cell, { minLength: width, maxLength: width }), { maxLength: 30 })
+          )
         ),
         // a small buffer to start with, so that writing grows it
         fc.integer({ min: 1, max: 64 }),

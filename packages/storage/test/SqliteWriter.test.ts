@@ -112,7 +112,8 @@ describe("SqliteWriter", () => {
       assert.strictEqual(rows.bytes.buffer.byteLength, 0)
       const kept = yield* notes
       // ids made in one millisecond are not in the rows' order: compared as a set
-      const byText = (rows: ReadonlyArray<readonly [string, number | null]>) => rows.map((row) => JSON.stringify(row)).sort()
+      const byText = (rows: ReadonlyArray<readonly [string, number | null]>) =>
+        rows.map((row) => JSON.stringify(row)).sort()
       assert.deepStrictEqual(
         byText(kept.map(({ body, n }) => [body, n])),
         byText([["same", 1], ["same", null], ["naïve ☃", 3], ["x", 4]])

@@ -11,14 +11,16 @@ import { v7 as timeOrderedId } from "uuid"
 import { readRows, type Value } from "../RowBytes.ts"
 
 /** One statement run once per row; see `SqliteWriter.Rows` and `SqliteWriter.EncodedRows`. */
-type Rows = {
-  readonly sql: string
-  readonly width: number
-  readonly newId?: boolean
-} & (
-  | { readonly values: ReadonlyArray<Value> }
-  | { readonly bytes: Uint8Array; readonly length: number; readonly later: ReadonlyArray<Value> }
-)
+type Rows =
+  & {
+    readonly sql: string
+    readonly width: number
+    readonly newId?: boolean
+  }
+  & (
+    | { readonly values: ReadonlyArray<Value> }
+    | { readonly bytes: Uint8Array; readonly length: number; readonly later: ReadonlyArray<Value> }
+  )
 
 interface Write {
   readonly id: number
@@ -68,7 +70,9 @@ const statementOf = (sql: string): StatementSync => {
 const row: Array<Value> = []
 const run = (rows: Rows): number => {
   const { newId: withId, sql, width } = rows
-  if (!Number.isInteger(width) || width < 1) throw new RangeError(`rows of ${width}: width must be a whole number from 1`)
+  if (!Number.isInteger(width) || width < 1) {
+    throw new RangeError(`rows of ${width}: width must be a whole number from 1`)
+  }
   const statement = statementOf(sql)
   const offset = withId === true ? 1 : 0
   row.length = width + offset
