@@ -12,7 +12,7 @@
  * batch's OTLP/JSON and sends it (`internal/SpanSender`): on the event loop nothing else is kept.
  * OTLP/protobuf keeps effect's `OtlpTracer`.
  */
-import { Cause, type Context, type Duration, Effect, type Exit, Option, type Scope, Tracer } from "effect"
+import { Cause, type Context, type Duration, Effect, Exit, Option, type Scope, Tracer } from "effect"
 import { Hex } from "effect/encoding"
 import { type OtlpExporter, OtlpResource } from "effect/observability"
 import * as SpanExporter from "./internal/SpanExporter.ts"
@@ -96,7 +96,15 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
     if (this.status._tag === "Ended") return
     this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
-    if (this.sampled) this.exporter.push(this)
+    if (!this.sampled) return
+    this.exporter.push(this)
+    // written into its batch: what it held goes. A span outlives its request when something
+    // still refers to it (an old-generation object V8 has not yet found dead), and its exit (an
+    // attempt's is the upstream answer) would be kept and promoted with it
+    this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit: Exit.void }
+    this.keys.length = 0
+    this.values.length = 0
+    this.events = undefined
   }
 
   /**

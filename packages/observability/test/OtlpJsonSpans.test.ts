@@ -335,6 +335,34 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       assert.strictEqual(noted?.status?.code, 1)
     }))
 
+  it.effect("an exported span lets go of its attributes and its exit, and is written as it was before", () =>
+    Effect.gen(function*() {
+      let ended: Tracer.Span | undefined
+      const answer = { body: "an upstream answer, large in real life" }
+      const { spans } = yield* exported(
+        512,
+        Effect.gen(function*() {
+          const tracer = yield* Effect.tracer
+          const clock = yield* Clock.Clock
+          const span = Tracing.startServerSpan(tracer, clock, { parentBased: true, ratio: 1 }, "attempt", undefined)
+          span.attribute("gen_ai.request.model", "gpt-4o-mini")
+          span.end(clock.currentTimeNanosUnsafe(), Exit.succeed(answer))
+          ended = span
+        })
+      )
+      assert.deepStrictEqual(spans[0]?.attributes, [{
+        key: "gen_ai.request.model",
+        value: { stringValue: "gpt-4o-mini" }
+      }])
+      assert.strictEqual(spans[0]?.status?.code, 1)
+      // what it held is in the batch: a span that outlived a young-generation collection, still
+      // referenced, would otherwise keep the answer alive through the next ones
+      assert.strictEqual(ended?.attributes.size, 0)
+      assert.isTrue(
+        ended?.status._tag === "Ended" && Exit.isSuccess(ended.status.exit) && ended.status.exit.value === undefined
+      )
+    }))
+
   it.effect("keeps the last value of an attribute set twice, as effect's spans do", () =>
     Effect.gen(function*() {
       const { spans } = yield* exported(
