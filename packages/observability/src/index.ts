@@ -1,3 +1,4 @@
+export * as FillingBatches from "./FillingBatches.ts"
 export * as GatewayMetrics from "./GatewayMetrics.ts"
 export * as LogLine from "./LogLine.ts"
 export * as Logs from "./Logs.ts"

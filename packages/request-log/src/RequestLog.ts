@@ -16,8 +16,9 @@
  *   Layer.provide(RequestLogStore.RequestLogStore.layerSql) // needs an SqlClient (@switchyard/storage)
  * )
  */
+import { FillingBatches } from "@switchyard/observability"
 import { RetentionSweep } from "@switchyard/storage"
-import { Config, Context, Duration, Effect, Fiber, Latch, Layer, Metric, Schema, Semaphore } from "effect"
+import { Config, Context, Duration, Effect, Fiber, Layer, Metric, Schema, Semaphore } from "effect"
 import type { Entry } from "./LogRecord.ts"
 import { LogRows } from "./LogRows.ts"
 import { RequestLogStore } from "./RequestLogStore.ts"
@@ -102,21 +103,18 @@ const make = (options: Options) =>
     const droppedFull = droppedRecords("buffer_full")
     const droppedFailed = droppedRecords("write_failed")
 
-    /** Full batches waiting, oldest first; then the one being filled. */
-    const full: Array<LogRows> = []
-    let filling: LogRows | undefined = undefined
-    /** Rows waiting, in both. */
-    let waiting = 0
-    // a batch's bytes start at the size the last full one needed, so they are rarely grown
-    let capacity = 16 * 1024
-    const batchWaiting = Latch.makeUnsafe(false)
+    const batches = new FillingBatches.FillingBatches({
+      batchSize,
+      limit: bufferLimit,
+      make: (capacity) => new LogRows(capacity)
+    })
     // one batch written at a time: a flush waits for the batch the background fiber is writing,
     // so what a caller flushed is written when its flush returns (GET /v1/logs flushes, then reads)
     const writing = Semaphore.makeUnsafe(1)
 
     const record = (entry: Entry): void => {
-      if (waiting >= bufferLimit) return droppedFull.updateUnsafe(1, context)
-      filling ??= new LogRows(capacity)
+      const filling = batches.filling()
+      if (filling === undefined) return droppedFull.updateUnsafe(1, context)
       try {
         filling.add(entry)
       } catch {
@@ -124,30 +122,12 @@ const make = (options: Options) =>
         // is counted as lost, never thrown there
         return droppedFailed.updateUnsafe(1, context)
       }
-      waiting++
-      if (filling.count === batchSize) {
-        capacity = Math.max(capacity, filling.length + (filling.length >> 3))
-        full.push(filling)
-        filling = undefined
-        batchWaiting.openUnsafe()
-      }
-    }
-
-    /** The oldest full batch, else the one being filled, however few it holds. */
-    const take = (): LogRows | undefined => {
-      let batch = full.shift()
-      if (batch === undefined && filling !== undefined) {
-        batch = filling
-        filling = undefined
-      }
-      if (full.length === 0) batchWaiting.closeUnsafe()
-      if (batch !== undefined) waiting -= batch.count
-      return batch
+      batches.added()
     }
 
     /** One batch off the front of the buffer, written; a failure drops and counts it. */
     const writeBatch = writing.withPermits(1)(Effect.suspend(() => {
-      const batch = take()
+      const batch = batches.take()
       if (batch === undefined) return Effect.void
       return store.write(batch).pipe(
         // stopped half-way (shutdown past its limit): the batch is lost, and counted
@@ -163,7 +143,7 @@ const make = (options: Options) =>
     }))
 
     const flush = Effect.whileLoop({
-      while: () => waiting > 0,
+      while: () => batches.waiting > 0,
       body: () => writeBatch,
       step: () => {}
     }).pipe(Effect.andThen(writing.withPermits(1)(Effect.void)))
@@ -174,19 +154,19 @@ const make = (options: Options) =>
      * commit (on SQLite, 10-row batches cost the writer ~4 × the CPU a row of 500-row batches).
      */
     const writeBuffered = Effect.suspend(() => {
-      let batches = full.length + (filling === undefined ? 0 : 1)
+      let left = batches.batches
       return Effect.whileLoop({
-        while: () => batches > 0 && waiting > 0,
+        while: () => left > 0 && batches.waiting > 0,
         body: () => writeBatch,
         step: () => {
-          batches--
+          left--
         }
       })
     })
 
     const writer = Effect.raceFirst(
       Effect.sleep(options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
-      batchWaiting.await
+      batches.fullWaiting.await
     )
       .pipe(Effect.andThen(writeBuffered), Effect.forever)
 
@@ -206,7 +186,7 @@ const make = (options: Options) =>
         Effect.andThen(flush),
         Effect.timeoutOrElse({
           duration: SHUTDOWN_FLUSH_LIMIT,
-          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(waiting, context))
+          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(batches.waiting, context))
         })
       )
     )

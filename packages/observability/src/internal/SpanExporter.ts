@@ -16,9 +16,10 @@
  * (`SpanSender`), which hands the buffer back to be written over by a later batch. The queue, the
  * schedule and the retries stay here, on the event loop's clock.
  */
-import { Clock, Data, Duration, Effect, Fiber, Latch, Metric, Schedule, Scope, Semaphore } from "effect"
+import { Clock, Data, Duration, Effect, Fiber, Metric, Schedule, Scope, Semaphore } from "effect"
 import { Headers } from "effect/http"
 import { OtlpExporter } from "effect/observability"
+import { FillingBatches } from "../FillingBatches.ts"
 import { SpanRecords } from "./SpanRecords.ts"
 import * as SpanSender from "./SpanSender.ts"
 
@@ -97,43 +98,23 @@ export const make = (
       tail: options.tail
     })
 
-    /** Full batches waiting, oldest first; then the one being filled. */
-    const full: Array<SpanRecords> = []
-    let filling: SpanRecords | undefined = undefined
-    /** Spans waiting, in both. */
-    let waiting = 0
-    // a batch's buffer starts at the size the last full one needed, so it is rarely grown
-    let capacity = 64 * 1024
     // buffers of batches exported, handed back by the span thread and written over by the next
     // ones: a new buffer is new memory, which this machine's kernel hands out a page fault at a time
     const spare: Array<Uint8Array<ArrayBuffer>> = []
-    const batchWaiting = Latch.makeUnsafe(false)
+    const batches = new FillingBatches<SpanRecords>({
+      batchSize: maxBatchSize,
+      limit: options.maxQueueSize,
+      make: (capacity) => new SpanRecords(spare.pop() ?? capacity),
+      capacity: 64 * 1024
+    })
     const oneExport = Semaphore.makeUnsafe(1)
 
     const push = (span: Span): void => {
-      if (waiting >= options.maxQueueSize) return droppedFull.updateUnsafe(1, context)
-      filling ??= new SpanRecords(spare.pop() ?? capacity)
+      const filling = batches.filling()
+      if (filling === undefined) return droppedFull.updateUnsafe(1, context)
       span.recordTo(filling)
       filling.count++
-      waiting++
-      if (filling.count === maxBatchSize) {
-        capacity = Math.max(capacity, filling.length + (filling.length >> 3))
-        full.push(filling)
-        filling = undefined
-        batchWaiting.openUnsafe()
-      }
-    }
-
-    /** The oldest full batch, else the one being filled, however few it holds. */
-    const take = (): SpanRecords | undefined => {
-      let batch = full.shift()
-      if (batch === undefined && filling !== undefined) {
-        batch = filling
-        filling = undefined
-      }
-      if (full.length === 0) batchWaiting.closeUnsafe()
-      if (batch !== undefined) waiting -= batch.count
-      return batch
+      batches.added()
     }
 
     /** One POST of the batch: fails unless the collector answered 2xx. */
@@ -161,7 +142,7 @@ export const make = (
 
     /** One batch off the front of the queue, exported; a failure drops and counts it. */
     const exportBatch = Effect.suspend(() => {
-      const batch = take()
+      const batch = batches.take()
       if (batch === undefined) return Effect.void
       return sendOnce(batch).pipe(
         Effect.retry({ while: (failed) => failed.transient, schedule: Schedule.spaced(RETRY_DELAY), times: RETRIES }),
@@ -180,13 +161,13 @@ export const make = (
     /** Exports batches while any span waits (`all`), or while a full batch waits. */
     const drain = (all: boolean) =>
       Effect.whileLoop({
-        while: () => all ? waiting > 0 : full.length > 0,
+        while: () => all ? batches.waiting > 0 : batches.hasFull,
         body: () => exportBatch,
         step: () => {}
       })
     const exportWaiting = (all: boolean) => oneExport.withPermits(1)(drain(all))
 
-    const loop = Effect.raceFirst(Effect.sleep(options.scheduleDelay), batchWaiting.await).pipe(
+    const loop = Effect.raceFirst(Effect.sleep(options.scheduleDelay), batches.fullWaiting.await).pipe(
       // the delay ends with one batch of what waits, however few; then the full ones
       Effect.andThen(oneExport.withPermits(1)(exportBatch)),
       Effect.andThen(exportWaiting(false)),
@@ -201,7 +182,7 @@ export const make = (
       oneExport.withPermits(1)(Effect.andThen(Fiber.interrupt(loopFiber), drain(true))).pipe(
         Effect.timeoutOrElse({
           duration: options.shutdownTimeout,
-          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(waiting, context))
+          orElse: () => Effect.sync(() => droppedFailed.updateUnsafe(batches.waiting, context))
         })
       )
     )
