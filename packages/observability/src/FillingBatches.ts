@@ -39,8 +39,7 @@ export interface Options<B extends Batch> {
 export class FillingBatches<B extends Batch> {
   /** Open while a full batch waits: the writer waits on it between its rounds. */
   readonly fullWaiting = Latch.makeUnsafe(false)
-  /** Records waiting, in every batch. */
-  waiting = 0
+  private recordsWaiting = 0
   private readonly full: Array<B> = []
   private current: B | undefined = undefined
   private capacity: number
@@ -49,6 +48,11 @@ export class FillingBatches<B extends Batch> {
   constructor(options: Options<B>) {
     this.options = options
     this.capacity = options.capacity ?? 16 * 1024
+  }
+
+  /** Records waiting, in every batch. */
+  get waiting(): number {
+    return this.recordsWaiting
   }
 
   /** How many batches wait: the full ones and the one being filled. */
@@ -63,13 +67,13 @@ export class FillingBatches<B extends Batch> {
 
   /** The batch to write the next record into; none when `limit` records wait. */
   filling(): B | undefined {
-    if (this.waiting >= this.options.limit) return undefined
+    if (this.recordsWaiting >= this.options.limit) return undefined
     return this.current ??= this.options.make(this.capacity)
   }
 
   /** Counts the record just written into {@link filling}'s batch; a batch now full joins the full ones. */
   added(): void {
-    this.waiting++
+    this.recordsWaiting++
     const batch = this.current
     if (batch === undefined || batch.count < this.options.batchSize) return
     this.capacity = Math.max(this.capacity, batch.length + (batch.length >> 3))
@@ -86,7 +90,7 @@ export class FillingBatches<B extends Batch> {
       this.current = undefined
     }
     if (this.full.length === 0) this.fullWaiting.closeUnsafe()
-    if (batch !== undefined) this.waiting -= batch.count
+    if (batch !== undefined) this.recordsWaiting -= batch.count
     return batch
   }
 }
