@@ -3,11 +3,13 @@
  * histograms by operation, provider and model, and the gateway's own `gateway_` counters, on
  * effect's `Metric` (so `PrometheusMetrics` renders them). They are recorded on the request path,
  * so recording is synchronous and takes no allocation once a series exists: each series is a
- * metric made once per label set and kept. Labels that callers choose (the model above all) are
+ * metric made once per label set, its state kept in plain numbers here and read by effect's
+ * registry when the metrics are read (`KeptSeries`). Labels that callers choose (the model above all) are
  * bounded: past `MAX_SERIES` label sets of one metric, new ones are counted under `other`, so no
  * caller can grow the gateway's memory by inventing model names.
  */
 import { Context, Effect, Layer, Metric } from "effect"
+import * as KeptSeries from "./KeptSeries.ts"
 
 /** Label sets kept per metric before new ones fold into `other`. */
 export const MAX_SERIES = 1_000
@@ -118,84 +120,105 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
       const requests = seriesOf(
         ["route", "status"],
         (attributes) =>
-          Metric.counter("gateway_requests_total", {
-            description: "Requests answered, by route and status",
-            attributes
-          })
+          KeptSeries.counter(
+            Metric.counter("gateway_requests_total", { description: "Requests answered, by route and status", attributes }),
+            context
+          )
       )
       const durations = seriesOf(
         operationLabels,
         (attributes) =>
-          Metric.histogram("gen_ai_client_operation_duration_seconds", {
-            description: "GenAI operation duration",
-            boundaries: durationBoundaries,
-            attributes
-          })
+          KeptSeries.histogram(
+            Metric.histogram("gen_ai_client_operation_duration_seconds", {
+              description: "GenAI operation duration",
+              boundaries: durationBoundaries,
+              attributes
+            }),
+            durationBoundaries,
+            context
+          )
       )
       const tokens = seriesOf(
         [...operationLabels, "gen_ai_token_type"],
         (attributes) =>
-          Metric.histogram("gen_ai_client_token_usage", {
-            description: "Tokens used per GenAI operation, by token type",
-            boundaries: tokenBoundaries,
-            attributes
-          })
+          KeptSeries.histogram(
+            Metric.histogram("gen_ai_client_token_usage", {
+              description: "Tokens used per GenAI operation, by token type",
+              boundaries: tokenBoundaries,
+              attributes
+            }),
+            tokenBoundaries,
+            context
+          )
       )
       const firstTokens = seriesOf(
         operationLabels,
         (attributes) =>
-          Metric.histogram("gen_ai_server_time_to_first_token_seconds", {
-            description: "Time to the first chunk of a streamed answer",
-            boundaries: durationBoundaries,
-            attributes
-          })
+          KeptSeries.histogram(
+            Metric.histogram("gen_ai_server_time_to_first_token_seconds", {
+              description: "Time to the first chunk of a streamed answer",
+              boundaries: durationBoundaries,
+              attributes
+            }),
+            durationBoundaries,
+            context
+          )
       )
       const cacheLookups = seriesOf(
         ["status"],
         (attributes) =>
-          Metric.counter("gateway_cache_lookups_total", { description: "Cache lookups, by status", attributes })
+          KeptSeries.counter(
+            Metric.counter("gateway_cache_lookups_total", { description: "Cache lookups, by status", attributes }),
+            context
+          )
       )
       const retries = seriesOf(
         ["provider"],
         (attributes) =>
-          Metric.counter("gateway_retries_total", { description: "Retries made, by provider", attributes })
+          KeptSeries.counter(
+            Metric.counter("gateway_retries_total", { description: "Retries made, by provider", attributes }),
+            context
+          )
       )
       const costs = seriesOf(
         ["gen_ai_provider_name", "gen_ai_request_model"],
         (attributes) =>
-          Metric.counter("gateway_cost_usd_total", {
-            description: "US dollars spent at the model catalog's prices, by provider and model",
-            attributes
-          })
+          KeptSeries.counter(
+            Metric.counter("gateway_cost_usd_total", {
+              description: "US dollars spent at the model catalog's prices, by provider and model",
+              attributes
+            }),
+            context
+          )
       )
       const circuits = seriesOf(
         ["provider", "host", "model", "credential_id"],
         (attributes) =>
-          Metric.gauge("gateway_circuit_state", {
-            description: "Each target's circuit as last read: 0 closed, 1 half open, 2 open",
-            attributes
-          })
+          KeptSeries.gauge(
+            Metric.gauge("gateway_circuit_state", {
+              description: "Each target's circuit as last read: 0 closed, 1 half open, 2 open",
+              attributes
+            }),
+            context
+          )
       )
       return GatewayMetrics.of({
-        request: (route, status) => requests(route, status).updateUnsafe(1, context),
+        request: (route, status) => requests(route, status).add(1),
         operation: (operation, seconds) =>
-          durations(operation.operation, operation.provider, operation.model).updateUnsafe(seconds, context),
+          durations(operation.operation, operation.provider, operation.model).observe(seconds),
         tokens: (operation, usage) => {
-          tokens(operation.operation, operation.provider, operation.model, "input")
-            .updateUnsafe(usage.inputTokens, context)
-          tokens(operation.operation, operation.provider, operation.model, "output")
-            .updateUnsafe(usage.outputTokens, context)
+          tokens(operation.operation, operation.provider, operation.model, "input").observe(usage.inputTokens)
+          tokens(operation.operation, operation.provider, operation.model, "output").observe(usage.outputTokens)
         },
         firstToken: (operation, seconds) =>
-          firstTokens(operation.operation, operation.provider, operation.model).updateUnsafe(seconds, context),
-        cacheLookup: (status) => cacheLookups(status).updateUnsafe(1, context),
+          firstTokens(operation.operation, operation.provider, operation.model).observe(seconds),
+        cacheLookup: (status) => cacheLookups(status).add(1),
         retries: (provider, count) => {
-          if (count > 0) retries(provider).updateUnsafe(count, context)
+          if (count > 0) retries(provider).add(count)
         },
-        cost: (provider, model, usd) => costs(provider, model).updateUnsafe(usd, context),
+        cost: (provider, model, usd) => costs(provider, model).add(usd),
         circuitState: (circuit, state) =>
-          circuits(circuit.provider, circuit.host, circuit.model, circuit.credentialId)
-            .updateUnsafe(circuitValues[state], context)
+          circuits(circuit.provider, circuit.host, circuit.model, circuit.credentialId).set(circuitValues[state])
       })
     })
   )

@@ -1,5 +1,6 @@
 export * as FillingBatches from "./FillingBatches.ts"
 export * as GatewayMetrics from "./GatewayMetrics.ts"
+export * as KeptSeries from "./KeptSeries.ts"
 export * as LogLine from "./LogLine.ts"
 export * as Logs from "./Logs.ts"
 export * as MetricsText from "./MetricsText.ts"
