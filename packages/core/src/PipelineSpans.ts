@@ -35,6 +35,19 @@ const OpenStage = Context.Reference<Tracer.Span | undefined>("@switchyard/core/P
   defaultValue: () => undefined
 })
 
+/** A checking stage's span's attributes. */
+const stageAttributes = new Tracing.AttributeLayout(["gateway.stage", "gateway.target.path"])
+
+/** An upstream attempt's span's attributes. */
+const attemptAttributes = new Tracing.AttributeLayout([
+  "gen_ai.operation.name",
+  "gen_ai.provider.name",
+  "gen_ai.request.model",
+  "gateway.target.path",
+  "http.response.status_code",
+  "error.type"
+])
+
 /** Whether the request's trace is recorded: spans under a parent not sampled are made for nothing. */
 const recorded = (fiber: Fiber.Fiber<unknown, unknown>): boolean =>
   Context.getOrUndefined(fiber.context, Tracer.ParentSpan)?.sampled !== false
@@ -54,6 +67,8 @@ const handingOn = (next: Dispatch.Dispatch): Dispatch.Dispatch => (request) =>
 export const stage = (phase: Phase, path: string, middleware: Dispatch.Middleware): Dispatch.Middleware => {
   const name = stageSpanNames[phase]
   if (name === undefined) return middleware
+  // the same for every request through this stage
+  const attributes = [phase, path]
   return (next) => {
     const handOn = handingOn(next)
     const wrapped = middleware(handOn)
@@ -64,8 +79,7 @@ export const stage = (phase: Phase, path: string, middleware: Dispatch.Middlewar
         if (!recorded(fiber)) return wrapped(request)
         if (idle?.(request, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()) === true) return wrapped(request)
         const span = Tracing.startSpan(fiber, name, "internal")
-        span.attribute("gateway.stage", phase)
-        span.attribute("gateway.target.path", path)
+        Tracing.setAttributes(span, stageAttributes, attributes)
         // a stage that answers or refuses itself ends here (a span already ended stays as it was)
         return Effect.onExit(Effect.provideService(wrapped(request), OpenStage, span), (exit) => {
           Tracing.endSpan(fiber, span, exit)
@@ -86,20 +100,19 @@ export const attempt = (provider: string, path: string, upstream: Dispatch.Dispa
     const operation = operationNames[request.endpoint]
     const model = typeof request.body.model === "string" ? request.body.model : undefined
     const span = Tracing.startSpan(fiber, model === undefined ? operation : `${operation} ${model}`, "client")
-    span.attribute("gen_ai.operation.name", operation)
-    span.attribute("gen_ai.provider.name", provider)
-    if (model !== undefined) span.attribute("gen_ai.request.model", model)
-    span.attribute("gateway.target.path", path)
     return Effect.onExit(Effect.provideService(upstream(request), Tracing.AttemptSpan, span), (exit) => {
+      let status: number | undefined
+      let errorType: string | undefined
       if (Exit.isSuccess(exit)) {
-        span.attribute("http.response.status_code", exit.value.status)
+        status = exit.value.status
       } else {
         const error = Cause.findErrorOption(exit.cause)
         if (Option.isSome(error)) {
-          if (error.value instanceof UpstreamStatus) span.attribute("http.response.status_code", error.value.status)
-          span.attribute("error.type", error.value._tag)
+          if (error.value instanceof UpstreamStatus) status = error.value.status
+          errorType = error.value._tag
         }
       }
+      Tracing.setAttributes(span, attemptAttributes, [operation, provider, model, path, status, errorType])
       Tracing.endSpan(fiber, span, exit)
       return Effect.void
     })

@@ -16,7 +16,7 @@ import { Cause, type Context, type Duration, Effect, Exit, Option, type Scope, T
 import { Hex } from "effect/encoding"
 import { type OtlpExporter, OtlpResource } from "effect/observability"
 import * as SpanExporter from "./internal/SpanExporter.ts"
-import { isPlainValue, type SpanRecords } from "./internal/SpanRecords.ts"
+import { type AttributeLayout, isPlainValue, SpanRecords } from "./internal/SpanRecords.ts"
 
 export interface Options {
   readonly url: string
@@ -58,7 +58,8 @@ type Event = readonly [name: string, time: bigint, attributes: Record<string, un
 /**
  * A span recorded until it ends, then pushed to the exporter when sampled, which has it write
  * itself into a batch. Its attributes are two arrays rather than a `Map` (a span has a dozen at
- * most, and they are written once, in order).
+ * most, and they are written once, in order), and the values of a layout, by position (the
+ * request's and the attempts' spans: `Tracing.setAttributes`).
  */
 class RecordedSpan implements Tracer.Span, SpanExporter.Span {
   readonly _tag = "Span"
@@ -74,6 +75,8 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
   private readonly keys: Array<string> = []
   private readonly values: Array<unknown> = []
   private events: Array<Event> | undefined = undefined
+  private layout: AttributeLayout | undefined = undefined
+  private laid: ReadonlyArray<unknown> | undefined = undefined
   private readonly exporter: Exporter
 
   constructor(options: Parameters<Tracer.Tracer["span"]>[0], exporter: Exporter) {
@@ -90,7 +93,12 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
 
   /** The attributes as effect's spans keep them (for a reader; the span itself never uses it). */
   get attributes(): ReadonlyMap<string, unknown> {
-    return new Map(this.keys.map((key, i) => [key, this.values[i]]))
+    const attributes = new Map<string, unknown>()
+    this.layout?.keys.forEach((key, i) => {
+      if (this.laid?.[i] !== undefined) attributes.set(key, this.laid[i])
+    })
+    this.keys.forEach((key, i) => attributes.set(key, this.values[i]))
+    return attributes
   }
 
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
@@ -105,29 +113,43 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
     this.keys.length = 0
     this.values.length = 0
     this.events = undefined
+    this.laid = undefined
   }
 
   /**
-   * The attributes of `record` that are defined, added at once: on a span that has none yet
-   * without looking each key up among those before (the request span's fourteen, at its end).
+   * The values of `layout`'s keys, by position (undefined ones are left out), in place of those
+   * it was given before; they are written as they are, with no key looked up.
    */
-  attributesAtOnce(record: Readonly<Record<string, unknown>>): void {
+  laidOut(layout: AttributeLayout, values: ReadonlyArray<unknown>): void {
     if (this.status._tag !== "Started") return
-    const fresh = this.keys.length === 0
-    for (const key in record) {
-      const value = record[key]
-      if (value === undefined) continue
-      if (!fresh) {
-        this.attribute(key, value)
-        continue
+    if (this.layout !== undefined && this.layout !== layout) {
+      // a second layout: the first one's values become plain attributes
+      this.layout.keys.forEach((key, i) => {
+        if (this.laid?.[i] !== undefined) this.attribute(key, this.laid[i])
+      })
+    }
+    this.layout = layout
+    this.laid = values
+    // a key set before, and now by position: the value set last is the one kept
+    for (let i = this.keys.length - 1; i >= 0; i--) {
+      const at = layout.keys.indexOf(this.keys[i] ?? "")
+      if (at !== -1 && values[at] !== undefined) {
+        this.keys.splice(i, 1)
+        this.values.splice(i, 1)
       }
-      this.keys.push(key)
-      this.values.push(value)
     }
   }
 
   attribute(key: string, value: unknown): void {
     if (this.status._tag !== "Started") return
+    const laidAt = this.layout === undefined ? -1 : this.layout.keys.indexOf(key)
+    if (laidAt !== -1 && this.laid !== undefined) {
+      // a key of the layout keeps its place among the layout's values
+      const laid = [...this.laid]
+      laid[laidAt] = value
+      this.laid = laid
+      return
+    }
     const at = this.keys.indexOf(key)
     if (at === -1) {
       this.keys.push(key)
@@ -157,7 +179,9 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
     records.kind(this.kind)
     records.time(startTime)
     records.time(endTime)
-    records.count32(this.keys.length)
+    const laid = this.layout === undefined || this.laid === undefined ? 0 : SpanRecords.definedCount(this.laid)
+    records.count32(laid + this.keys.length)
+    if (laid > 0 && this.layout !== undefined && this.laid !== undefined) records.laidOut(this.layout, this.laid, valueJson)
     for (let i = 0; i < this.keys.length; i++) {
       const key = this.keys[i] ?? ""
       const value = this.values[i]
@@ -165,11 +189,11 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
       else records.jsonAttribute(key, valueJson(value))
     }
     const plain = exit._tag === "Success" && this.events === undefined && this.links.length === 0
-    records.tail(plain ? undefined : this.tail(endTime, exit))
+    records.tail(plain ? undefined : this.tail(endTime, exit, laid + this.keys.length))
   }
 
   /** What closes a span that failed, was interrupted, or has events or links: rare, so as text. */
-  private tail(endTime: bigint, exit: Exit.Exit<unknown, unknown>): string {
+  private tail(endTime: bigint, exit: Exit.Exit<unknown, unknown>, attributes: number): string {
     const events: Array<string> = []
     for (const [name, time, eventAttributes] of this.events ?? []) {
       events.push(eventJson(name, time, Object.entries(eventAttributes ?? {})))
@@ -179,7 +203,7 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
     if (exit._tag === "Failure") {
       if (Cause.hasInterruptsOnly(exit.cause)) {
         status = `{"code":0}`
-        attribute = (this.keys.length > 0 ? "," : "") + interrupted
+        attribute = (attributes > 0 ? "," : "") + interrupted
       } else {
         const errors = Cause.prettyErrors(exit.cause, { includeCauseInStack: true })
         if (errors[0] !== undefined) status = `{"code":2,"message":${JSON.stringify(errors[0].message)}}`

@@ -11,6 +11,7 @@
  * runs exactly as if this module did not exist.
  */
 import { Clock, Context, Exit, type Fiber, Layer, Option, Tracer } from "effect"
+import type { AttributeLayout } from "./internal/SpanRecords.ts"
 
 /**
  * On when the spans go somewhere (`OtlpTraces.layer` sets it); read when a pipeline or an edge is
@@ -156,33 +157,55 @@ class ServerError extends Error {
   override readonly name = "ServerError"
 }
 
-/** A span that takes a record of attributes at once (the OTLP/JSON tracer's), undefined ones left out. */
-interface AttributesAtOnce {
-  readonly attributesAtOnce: (record: Readonly<Record<string, unknown>>) => void
+/**
+ * Attribute keys in a fixed order, for the spans that set the same ones every time: their values
+ * are given by position ({@link setAttributes}), and the OTLP/JSON tracer writes them without
+ * looking a key up. Make one per kind of span, once.
+ */
+export { AttributeLayout } from "./internal/SpanRecords.ts"
+
+/** A span that takes a layout's values at once (the OTLP/JSON tracer's). */
+interface LaidOut {
+  readonly laidOut: (layout: AttributeLayout, values: ReadonlyArray<unknown>) => void
 }
 
-const hasAttributesAtOnce = (span: Tracer.Span): span is Tracer.Span & AttributesAtOnce =>
-  "attributesAtOnce" in span && typeof span.attributesAtOnce === "function"
+const takesLayouts = (span: Tracer.Span): span is Tracer.Span & LaidOut =>
+  "laidOut" in span && typeof span.laidOut === "function"
+
+/** An attribute's value, or undefined to leave it out. */
+export type AttributeValue = string | number | boolean | undefined
 
 /**
- * Ends a span started by {@link startServerSpan} with its attributes (undefined ones are left out)
- * and the answer's status.
+ * Sets `values` under `layout`'s keys, by position, undefined ones left out (in place of the
+ * values the layout was given before): at once on the OTLP/JSON tracer's spans, one by one on
+ * another tracer's.
+ */
+export const setAttributes = (
+  span: Tracer.Span,
+  layout: AttributeLayout,
+  values: ReadonlyArray<AttributeValue>
+): void => {
+  if (takesLayouts(span)) return span.laidOut(layout, values)
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]
+    const key = layout.keys[i]
+    if (value !== undefined && key !== undefined) span.attribute(key, value)
+  }
+}
+
+/**
+ * Ends a span started by {@link startServerSpan} with the values of `layout`'s attributes
+ * (undefined ones are left out) and the answer's status.
  */
 export const endServerSpan = (
   span: Tracer.Span,
   clock: Clock.Clock,
   status: number,
-  attributes: Readonly<Record<string, string | number | boolean | undefined>>
+  layout: AttributeLayout,
+  values: ReadonlyArray<AttributeValue>
 ): void => {
   if (!span.sampled) return span.end(clock.currentTimeNanosUnsafe(), Exit.void)
-  if (hasAttributesAtOnce(span)) {
-    span.attributesAtOnce(attributes)
-  } else {
-    for (const key in attributes) {
-      const value = attributes[key]
-      if (value !== undefined) span.attribute(key, value)
-    }
-  }
+  setAttributes(span, layout, values)
   span.end(
     clock.currentTimeNanosUnsafe(),
     status >= 500 ? Exit.fail(new ServerError(`answered ${status}`)) : Exit.void

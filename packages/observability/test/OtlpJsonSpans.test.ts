@@ -303,9 +303,10 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
       }
     }))
 
-  it.effect("ends a request span with its attributes at once, leaving out the undefined, and a 5xx as an error", () =>
+  it.effect("ends a request span with its attributes by position, leaving out the undefined, and a 5xx as an error", () =>
     Effect.gen(function*() {
-      const attributes = { "http.route": "/v1/chat/completions", "gen_ai.request.model": undefined, status: 503 }
+      const layout = new Tracing.AttributeLayout(["http.route", "gen_ai.request.model", "status"])
+      const values = ["/v1/chat/completions", undefined, 503]
       const { spans } = yield* exported(
         512,
         Effect.gen(function*() {
@@ -313,26 +314,54 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
           const clock = yield* Clock.Clock
           const sampler = { parentBased: true, ratio: 1 }
           const fresh = Tracing.startServerSpan(tracer, clock, sampler, "fresh", undefined)
-          Tracing.endServerSpan(fresh, clock, 503, attributes)
+          Tracing.endServerSpan(fresh, clock, 503, layout, values)
           // a span that has an attribute already: one set again keeps the value set last
           const noted = Tracing.startServerSpan(tracer, clock, sampler, "noted", undefined)
           noted.attribute("status", 0)
           noted.attribute("kept", true)
-          Tracing.endServerSpan(noted, clock, 200, attributes)
+          Tracing.endServerSpan(noted, clock, 200, layout, values)
+          // and a key of the layout set afterwards takes its place, the values given unchanged
+          const later = Tracing.startServerSpan(tracer, clock, sampler, "later", undefined)
+          Tracing.setAttributes(later, layout, values)
+          later.attribute("gen_ai.request.model", "gpt-4o-mini")
+          later.attribute("status", 201)
+          later.end(clock.currentTimeNanosUnsafe(), Exit.void)
+          // other values under the same keys in the same batch
+          const other = Tracing.startServerSpan(tracer, clock, sampler, "other", undefined)
+          Tracing.endServerSpan(other, clock, 404, layout, ["/v1/embeddings", "text-embedding-3-small", 404])
         })
       )
-      const [fresh, noted] = spans
+      const [fresh, noted, later, other] = spans
+      assert.deepStrictEqual(other?.attributes, [
+        { key: "http.route", value: { stringValue: "/v1/embeddings" } },
+        { key: "gen_ai.request.model", value: { stringValue: "text-embedding-3-small" } },
+        { key: "status", value: { intValue: 404 } }
+      ])
       assert.deepStrictEqual(fresh?.attributes, [
         { key: "http.route", value: { stringValue: "/v1/chat/completions" } },
         { key: "status", value: { intValue: 503 } }
       ])
       assert.strictEqual(fresh?.status?.code, 2)
       assert.deepStrictEqual(noted?.attributes, [
+        { key: "http.route", value: { stringValue: "/v1/chat/completions" } },
         { key: "status", value: { intValue: 503 } },
-        { key: "kept", value: { boolValue: true } },
-        { key: "http.route", value: { stringValue: "/v1/chat/completions" } }
+        { key: "kept", value: { boolValue: true } }
       ])
       assert.strictEqual(noted?.status?.code, 1)
+      assert.deepStrictEqual(later?.attributes, [
+        { key: "http.route", value: { stringValue: "/v1/chat/completions" } },
+        { key: "gen_ai.request.model", value: { stringValue: "gpt-4o-mini" } },
+        { key: "status", value: { intValue: 201 } }
+      ])
+      assert.deepStrictEqual(values, ["/v1/chat/completions", undefined, 503])
+    }))
+
+  it.effect("sets a layout's values one by one on another tracer's spans", () =>
+    Effect.gen(function*() {
+      const layout = new Tracing.AttributeLayout(["http.route", "gen_ai.request.model", "status"])
+      const span = yield* Effect.makeSpan("native")
+      Tracing.setAttributes(span, layout, ["/v1/embeddings", undefined, 200])
+      assert.deepStrictEqual([...span.attributes], [["http.route", "/v1/embeddings"], ["status", 200]])
     }))
 
   it.effect("an exported span lets go of its attributes and its exit, and is written as it was before", () =>

@@ -30,29 +30,47 @@ export const make: Effect.Effect<RequestSpans | undefined> = Effect.gen(function
       return Tracing.startServerSpan(tracer, clock, sampler, route, given)
     },
     end: (span, route, status, access) =>
-      Tracing.endServerSpan(span, clock, status, attributesOf(route, status, access))
+      Tracing.endServerSpan(span, clock, status, requestAttributes, attributesOf(route, status, access))
   }
 })
 
-const attributesOf = (route: string, status: number, access: AccessLine.Details) => {
+/** The request span's attributes, in the order of {@link attributesOf}'s values. */
+const requestAttributes = new Tracing.AttributeLayout([
+  "http.request.method",
+  "http.route",
+  "http.response.status_code",
+  "gateway.trace_id",
+  "gen_ai.operation.name",
+  "gen_ai.provider.name",
+  "gen_ai.request.model",
+  "gen_ai.response.model",
+  "gen_ai.usage.input_tokens",
+  "gen_ai.usage.output_tokens",
+  "gateway.cache.status",
+  "gateway.retry.attempts",
+  "gateway.api_key.id",
+  "gateway.workspace.id"
+])
+
+const attributesOf = (route: string, status: number, access: AccessLine.Details): Array<Tracing.AttributeValue> => {
   const space = route.indexOf(" ")
   // an answer from the cache used no provider tokens, as the metrics count them
   const hit = access.cacheStatus === "HIT" || access.cacheStatus === "SEMANTIC HIT"
   const usage = hit ? undefined : access.usage
-  return {
-    "http.request.method": route.slice(0, space),
-    "http.route": route.slice(space + 1),
-    "http.response.status_code": status,
-    "gateway.trace_id": access.traceId,
-    "gen_ai.operation.name": access.endpoint === undefined ? undefined : Endpoint.operationNames[access.endpoint],
-    "gen_ai.provider.name": access.provider,
-    "gen_ai.request.model": access.model,
-    "gen_ai.response.model": access.responseModel,
-    "gen_ai.usage.input_tokens": usage?.inputTokens,
-    "gen_ai.usage.output_tokens": usage?.outputTokens,
-    "gateway.cache.status": access.cacheStatus,
-    "gateway.retry.attempts": access.retryAttempts,
-    "gateway.api_key.id": access.apiKeyId,
-    "gateway.workspace.id": access.workspaceId
-  }
+  return [
+    route.slice(0, space),
+    route.slice(space + 1),
+    status,
+    access.traceId,
+    access.endpoint === undefined ? undefined : Endpoint.operationNames[access.endpoint],
+    access.provider,
+    access.model,
+    access.responseModel,
+    usage?.inputTokens,
+    usage?.outputTokens,
+    access.cacheStatus,
+    access.retryAttempts,
+    access.apiKeyId,
+    access.workspaceId
+  ]
 }

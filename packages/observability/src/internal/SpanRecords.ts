@@ -62,6 +62,19 @@ interface Slot {
 }
 
 /**
+ * Attribute keys in a fixed order, for the spans that set the same ones every time (a request's,
+ * an upstream attempt's): their values are given by position ({@link SpanRecords.laidOut}), and a
+ * batch finds each key's slot by position, not by looking the key up. Make one per kind of span,
+ * once.
+ */
+export class AttributeLayout {
+  readonly keys: ReadonlyArray<string>
+  constructor(keys: ReadonlyArray<string>) {
+    this.keys = keys
+  }
+}
+
+/**
  * The spans of one batch, as bytes, with the number written. Its `bytes` grow (doubled, copied)
  * when a span does not fit; start it at the size a batch needed before, and it rarely does.
  */
@@ -81,6 +94,8 @@ export class SpanRecords {
    * they come, neither hashed nor numbered nor kept.
    */
   private readonly slots = new Map<string, Slot>()
+  /** Each layout's slots in this batch, by position (found once a span, not once an attribute). */
+  private readonly layouts = new Map<AttributeLayout, Array<Slot | undefined>>()
   /** How many texts were written in this batch: the next one's number. */
   private textCount = 0
 
@@ -181,6 +196,41 @@ export class SpanRecords {
     } else {
       this.number16(slot.key)
     }
+    this.value(slot, value)
+  }
+
+  /**
+   * The attributes of `values` under `layout`'s keys, by position, the undefined ones left out
+   * (count them in the span's number of attributes: {@link definedCount}). A value not plain is
+   * written as its OTLP JSON, made by `json`.
+   */
+  laidOut(layout: AttributeLayout, values: ReadonlyArray<unknown>, json: (value: unknown) => string): void {
+    let slots = this.layouts.get(layout)
+    if (slots === undefined) {
+      slots = new Array(layout.keys.length)
+      this.layouts.set(layout, slots)
+    }
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i]
+      if (value === undefined) continue
+      const key = layout.keys[i] ?? ""
+      if (!isPlainValue(value)) {
+        this.jsonAttribute(key, json(value))
+        continue
+      }
+      let slot = slots[i]
+      if (slot === undefined) {
+        slot = { key: this.text(key), value: undefined, valueNumber: 0 }
+        if (slot.key < NEW_TEXT) slots[i] = slot
+      } else {
+        this.number16(slot.key)
+      }
+      this.value(slot, value)
+    }
+  }
+
+  /** An attribute's tag and value, after its key; a string compared with the last under the key. */
+  private value(slot: Slot, value: string | number | boolean): void {
     this.reserve(9)
     if (typeof value === "string") {
       if (slot.value === value) {
@@ -205,6 +255,13 @@ export class SpanRecords {
     } else {
       this.bytes[this.length++] = value ? TRUE : FALSE
     }
+  }
+
+  /** How many of `values` are defined: the attributes {@link laidOut} writes of them. */
+  static definedCount(values: ReadonlyArray<unknown>): number {
+    let count = 0
+    for (let i = 0; i < values.length; i++) if (values[i] !== undefined) count++
+    return count
   }
 
   /** An attribute of any other value, as its OTLP JSON (`AnyValue`). */
