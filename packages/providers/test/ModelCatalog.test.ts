@@ -79,6 +79,22 @@ describe("ModelCatalog", () => {
     expect(ModelCatalog.costOf("anthropic", "gpt-4o", usage)).toBeUndefined()
   })
 
+  it("answers a name asked again as the first time, whatever was asked in between", () => {
+    const asked: Array<readonly [string, string, string | undefined]> = [
+      ["openai", "gpt-4o", "gpt-4o"],
+      ["openai", "gpt-4o", "gpt-4o"],
+      ["openai", "GPT-4o-2024-08-06", "gpt-4o"],
+      ["anthropic", "gpt-4o", undefined],
+      ["openai", "gpt-4o", "gpt-4o"],
+      ["nowhere", "gpt-4o", undefined],
+      ["nowhere", "gpt-4o", undefined],
+      ["openai", "gpt-9", undefined],
+      ["openai", "gpt-4o-mini", "gpt-4o-mini"],
+      ["openai", "gpt-4o", "gpt-4o"]
+    ]
+    for (const [provider, model, id] of asked) expect(ModelCatalog.find(provider, model)?.id).toBe(id)
+  })
+
   it("lists every model in OpenAI's list shape with context length and prices", () => {
     const body = ModelCatalog.modelsResponse()
     const total = ModelCatalog.catalog.reduce((sum, entry) => sum + entry.models.length, 0)

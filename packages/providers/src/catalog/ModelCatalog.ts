@@ -80,13 +80,26 @@ const snapshotSuffix = /(?:-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8})$/
 /** Vertex resource names: `publishers/google/models/gemini-2.5-pro`. */
 const resourcePrefix = /^(?:projects\/.+\/)?publishers\/[^/]+\/models\//
 
+/**
+ * The last name looked up and what it found: a gateway's requests mostly name the same model, and
+ * comparing two names costs less than lowering, stripping and looking one up (every request's
+ * cost goes through here, ~2,000 instructions a chat request before).
+ */
+const last = { provider: "", model: "", found: undefined as CatalogModel | undefined }
+
 /** The catalog entry for a provider's model, by id, alias, or a snapshot or profile of it. */
 export const find = (provider: string, model: string): CatalogModel | undefined => {
+  if (provider === last.provider && model === last.model) return last.found
   const models = index.get(provider)
-  if (models === undefined) return undefined
   const name = model.toLowerCase()
   const bare = name.replace(resourcePrefix, "").replace(regionPrefix, "")
-  return models.get(name) ?? models.get(bare) ?? models.get(bare.replace(snapshotSuffix, ""))
+  const found = models === undefined
+    ? undefined
+    : models.get(name) ?? models.get(bare) ?? models.get(bare.replace(snapshotSuffix, ""))
+  last.provider = provider
+  last.model = model
+  last.found = found
+  return found
 }
 
 /**
