@@ -53,6 +53,10 @@ const attributesJson = (entries: Iterable<readonly [string, unknown]>): string =
 const eventJson = (name: string, time: bigint, attributes: Iterable<readonly [string, unknown]>): string =>
   `{"name":${JSON.stringify(name)},"timeUnixNano":"${time}","attributes":[${attributesJson(attributes)}]}`
 
+/** A span's attributes set by key before it has any: never written to (`attribute` replaces them). */
+const noKeys: Array<string> = []
+const noValues: Array<unknown> = []
+
 type Event = readonly [name: string, time: bigint, attributes: Record<string, unknown> | undefined]
 
 /**
@@ -72,8 +76,10 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
   readonly traceId: string
   readonly spanId: string = Hex.random(16)
   status: Tracer.SpanStatus
-  private readonly keys: Array<string> = []
-  private readonly values: Array<unknown> = []
+  // none until the first attribute set by key: the request's and the attempts' spans set theirs
+  // by position, and these were two arrays a span for nothing
+  private keys: Array<string> = noKeys
+  private values: Array<unknown> = noValues
   private events: Array<Event> | undefined = undefined
   private layout: AttributeLayout | undefined = undefined
   private laid: ReadonlyArray<unknown> | undefined = undefined
@@ -110,8 +116,8 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
     // still refers to it (an old-generation object V8 has not yet found dead), and its exit (an
     // attempt's is the upstream answer) would be kept and promoted with it
     this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit: Exit.void }
-    this.keys.length = 0
-    this.values.length = 0
+    this.keys = noKeys
+    this.values = noValues
     this.events = undefined
     this.laid = undefined
   }
@@ -152,6 +158,10 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
     }
     const at = this.keys.indexOf(key)
     if (at === -1) {
+      if (this.keys === noKeys) {
+        this.keys = []
+        this.values = []
+      }
       this.keys.push(key)
       this.values.push(value)
     } else {
