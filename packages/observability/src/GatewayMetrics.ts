@@ -121,7 +121,10 @@ export class GatewayMetrics extends Context.Service<GatewayMetrics, {
         ["route", "status"],
         (attributes) =>
           KeptSeries.counter(
-            Metric.counter("gateway_requests_total", { description: "Requests answered, by route and status", attributes }),
+            Metric.counter("gateway_requests_total", {
+              description: "Requests answered, by route and status",
+              attributes
+            }),
             context
           )
       )

@@ -29,7 +29,11 @@ const ignored = () => {}
 
 export const counter = (metric: Metric.Counter<number>, context: Context.Context<never>): KeptCounter => {
   let count = 0
-  Metric.registerUnsafe(metric, context, { get: () => ({ count, incremental: false }), update: ignored, modify: ignored })
+  Metric.registerUnsafe(metric, context, {
+    get: () => ({ count, incremental: false }),
+    update: ignored,
+    modify: ignored
+  })
   return {
     add: (value) => {
       count += value

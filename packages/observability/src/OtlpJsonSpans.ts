@@ -191,7 +191,9 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
     records.time(endTime)
     const laid = this.layout === undefined || this.laid === undefined ? 0 : SpanRecords.definedCount(this.laid)
     records.count32(laid + this.keys.length)
-    if (laid > 0 && this.layout !== undefined && this.laid !== undefined) records.laidOut(this.layout, this.laid, valueJson)
+    if (laid > 0 && this.layout !== undefined && this.laid !== undefined) {
+      records.laidOut(this.layout, this.laid, valueJson)
+    }
     for (let i = 0; i < this.keys.length; i++) {
       const key = this.keys[i] ?? ""
       const value = this.values[i]

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { KeptSeries } from "@switchyard/observability"
 import { Context, Metric } from "effect"
 import fc from "fast-check"
-import { KeptSeries } from "@switchyard/observability"
 
 const registry = () => Context.make(Metric.MetricRegistry, new Map())
 

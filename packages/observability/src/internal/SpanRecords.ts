@@ -207,7 +207,7 @@ export class SpanRecords {
   laidOut(layout: AttributeLayout, values: ReadonlyArray<unknown>, json: (value: unknown) => string): void {
     let slots = this.layouts.get(layout)
     if (slots === undefined) {
-      slots = new Array(layout.keys.length)
+      slots = Array.from<Slot | undefined>({ length: layout.keys.length })
       this.layouts.set(layout, slots)
     }
     for (let i = 0; i < values.length; i++) {
