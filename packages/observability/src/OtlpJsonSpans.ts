@@ -128,10 +128,14 @@ class RecordedSpan implements Tracer.Span, SpanExporter.Span {
    */
   laidOut(layout: AttributeLayout, values: ReadonlyArray<unknown>): void {
     if (this.status._tag !== "Started") return
-    if (this.layout !== undefined && this.layout !== layout) {
-      // a second layout: the first one's values become plain attributes
-      this.layout.keys.forEach((key, i) => {
-        if (this.laid?.[i] !== undefined) this.attribute(key, this.laid[i])
+    const before = this.layout
+    const laidBefore = this.laid
+    if (before !== undefined && before !== layout && laidBefore !== undefined) {
+      // a second layout: the first one's values become attributes set by key
+      this.layout = undefined
+      this.laid = undefined
+      before.keys.forEach((key, i) => {
+        if (laidBefore[i] !== undefined) this.attribute(key, laidBefore[i])
       })
     }
     this.layout = layout

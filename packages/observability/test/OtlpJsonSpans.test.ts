@@ -326,12 +326,22 @@ describe("OtlpTraces.layer over OTLP/JSON", () => {
           later.attribute("gen_ai.request.model", "gpt-4o-mini")
           later.attribute("status", 201)
           later.end(clock.currentTimeNanosUnsafe(), Exit.void)
+          // a second layout: the first one's values stay, set by key, unless the second sets them
+          const twice = Tracing.startServerSpan(tracer, clock, sampler, "twice", undefined)
+          Tracing.setAttributes(twice, layout, values)
+          Tracing.setAttributes(twice, new Tracing.AttributeLayout(["status", "extra"]), [202, "yes"])
+          twice.end(clock.currentTimeNanosUnsafe(), Exit.void)
           // other values under the same keys in the same batch
           const other = Tracing.startServerSpan(tracer, clock, sampler, "other", undefined)
           Tracing.endServerSpan(other, clock, 404, layout, ["/v1/embeddings", "text-embedding-3-small", 404])
         })
       )
-      const [fresh, noted, later, other] = spans
+      const [fresh, noted, later, twice, other] = spans
+      assert.deepStrictEqual(twice?.attributes, [
+        { key: "status", value: { intValue: 202 } },
+        { key: "extra", value: { stringValue: "yes" } },
+        { key: "http.route", value: { stringValue: "/v1/chat/completions" } }
+      ])
       assert.deepStrictEqual(other?.attributes, [
         { key: "http.route", value: { stringValue: "/v1/embeddings" } },
         { key: "gen_ai.request.model", value: { stringValue: "text-embedding-3-small" } },
