@@ -43,7 +43,7 @@ export interface RequestNotes {
   hooks?: Array<HookNote>
 }
 
-/** Marks the notes of a request whose hooks may note results, before any has. */
+/** Marks the notes of a request whose hooks may note results, before the first one is noted. */
 export const expectHooks = (notes: RequestNotes): void => {
   notes.hooks ??= []
 }

@@ -53,7 +53,7 @@ const attributesJson = (entries: Iterable<readonly [string, unknown]>): string =
 const eventJson = (name: string, time: bigint, attributes: Iterable<readonly [string, unknown]>): string =>
   `{"name":${JSON.stringify(name)},"timeUnixNano":"${time}","attributes":[${attributesJson(attributes)}]}`
 
-/** A span's attributes set by key before it has any: never written to (`attribute` replaces them). */
+/** A span's attributes set by key while it has none yet: never written to (`attribute` replaces them). */
 const noKeys: Array<string> = []
 const noValues: Array<unknown> = []
 
