@@ -3,8 +3,8 @@
  * its entry to `record`, which writes it as a row of bytes into the batch being filled
  * (`LogRows`): no database, no waiting, and nothing of the request kept on the heap; its bodies
  * and hook results (when it has them) are serialised when the batch is written. A background
- * fiber writes the batches (every `flushIntervalMs`, or at once when `batchSize` rows wait); when the buffer is
- * full, or a batch cannot be written, rows are dropped and counted in
+ * fiber writes the batches (every `flushIntervalMs`, or at once when `batchSize` rows wait);
+ * when the buffer is full, or a batch cannot be written, rows are dropped and counted in
  * `gateway_log_records_dropped_total` — a slow or failing database never slows or fails a
  * request. What is buffered is written when the layer closes (at shutdown). Another fiber deletes
  * the records older than the retention period every hour.
